@@ -1,0 +1,93 @@
+// The native fill API: Philox4x32-10 random bits into any strided tensor.
+//
+// Semantics (SPEC.md section 3): number the elements in logical row-major
+// order (last dimension fastest); element e gets
+//     word (e' mod 4) of Philox4x32-10(C + floor(e' / 4), key),  e' = offset + e
+// where C and key come from the input state and offset is
+// FillOptions::element_offset. The element is stored at
+//     data + sum_d index[d] * strides[d]        (in elements, not bytes)
+// Values depend only on the state, the offset and e: never on strides, padding,
+// threads, tiling or the SIMD target. Bytes no element maps to are never written.
+// The output state is C + ceil((offset + N) / 4) mod 2^128 with the key copied.
+//
+// Beyond DirectML (which `directml.h` mirrors with its own limits), this API:
+//   - takes signed 64-bit sizes and strides; a negative stride is a supported
+//     layout (NumPy and PyTorch views): `data` addresses element (0, ..., 0)
+//     and the elements span from the lowest to the highest address;
+//   - takes 64-bit element counts and ranks 0 to 8 (rank 0 holds one element);
+//   - treats a tensor with a zero size as a no-op that still writes the state
+//     (counter advanced by ceil(offset / 4));
+//   - starts the stream at any element offset (sharding; cuRAND's offset).
+#ifndef RANDTENSOR_FILL_H_
+#define RANDTENSOR_FILL_H_
+
+#include <cstdint>
+
+#include "randtensor/parallel.h"
+#include "randtensor/philox.h"
+#include "randtensor/status.h"
+
+namespace randtensor {
+
+inline constexpr int kMaxRank = 8;
+
+// Output element types. Only kUint32 exists today; floating-point
+// distributions will be added as further values.
+enum class DataType : int32_t {
+  kUint32 = 0,
+};
+
+// Size of one element of `type` in bytes, or 0 for an unknown type.
+int ElementSize(DataType type) noexcept;
+
+struct TensorDesc {
+  DataType dtype = DataType::kUint32;
+  int32_t rank = 0;                  // 0 to kMaxRank
+  const int64_t* sizes = nullptr;    // `rank` sizes, each >= 0
+  const int64_t* strides = nullptr;  // `rank` strides in elements; nullptr: packed row-major
+};
+
+// How stores reach memory. kAuto streams (non-temporal stores) when the output
+// is too large for the caches, and uses regular stores otherwise.
+enum class StoreMode : int32_t { kAuto = 0, kRegular = 1, kStreaming = 2 };
+
+// What a fill did; filled in when FillOptions::info is set.
+struct FillInfo {
+  const char* target = "";  // name of the SIMD target whose code ran
+  int lanes = 0;            // its vector width in 32-bit lanes
+  uint32_t tasks = 0;       // how many tasks the work was cut into
+  bool streaming = false;   // whether streaming stores were used
+};
+
+struct FillOptions {
+  // First element of the stream to use (see the semantics above).
+  uint64_t element_offset = 0;
+  // At most this many threads; 0: the library's default (all hardware threads),
+  // 1: run inline on the calling thread.
+  uint32_t threads = 0;
+  // The host's thread pool; empty: the library's own.
+  ParallelFor parallel_for = {};
+  StoreMode stores = StoreMode::kAuto;
+  // Elements per task (rounded up to a multiple of 4); 0: chosen automatically.
+  // Exposed so tests can prove tiling never changes values.
+  uint64_t tile_elements = 0;
+  FillInfo* info = nullptr;  // optional report of what ran
+};
+
+// Minimum buffer size in bytes for `desc` (DirectML's rule, SPEC.md section 4):
+// (highest offset - lowest offset + 1) * element size rounded up to a multiple
+// of 4; 0 for an empty tensor. Fails on invalid descriptors and on overflow.
+Status MinBufferBytes(const TensorDesc& desc, uint64_t* bytes) noexcept;
+
+// Fills the tensor `desc` whose element (0, ..., 0) is at `data`. `buffer_bytes`
+// is the size of the buffer, which starts at the lowest address any element
+// maps to; it must be at least MinBufferBytes(desc). `data` must be aligned to
+// the element size. `out_state` may be nullptr or the same memory as
+// `in_state`, and may not overlap the buffer. On error nothing is written.
+Status Fill(const TensorDesc& desc, void* data, uint64_t buffer_bytes,
+            const PhiloxState& in_state, PhiloxState* out_state,
+            const FillOptions& options = FillOptions()) noexcept;
+
+}  // namespace randtensor
+
+#endif  // RANDTENSOR_FILL_H_

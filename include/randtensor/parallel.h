@@ -1,0 +1,30 @@
+// Threading: the parallel-for hook a host framework plugs its thread pool into.
+//
+// A fill is cut into tasks that each own a disjoint range of Philox counters,
+// so tasks never share state and the values never depend on how many run at
+// once. The library runs them on its own small pool unless the caller passes a
+// ParallelFor (PyTorch's at::parallel_for, ONNX Runtime's pool, ...).
+#ifndef RANDTENSOR_PARALLEL_H_
+#define RANDTENSOR_PARALLEL_H_
+
+#include <cstdint>
+
+namespace randtensor {
+
+// A task: run piece `index` of a fill. Never throws.
+using TaskFn = void (*)(void* task_context, uint32_t index);
+
+// Must call task(task_context, i) exactly once for every i in [0, count), in
+// any order and on any threads, and return only when all calls have returned.
+// `max_threads` is the caller's cap (FillOptions::threads); a hook may use fewer.
+using ParallelForFn = void (*)(void* pool_context, uint32_t count, uint32_t max_threads,
+                               TaskFn task, void* task_context);
+
+struct ParallelFor {
+  ParallelForFn fn = nullptr;  // nullptr: the library's own pool
+  void* context = nullptr;     // passed back as pool_context
+};
+
+}  // namespace randtensor
+
+#endif  // RANDTENSOR_PARALLEL_H_

@@ -1,0 +1,309 @@
+// The DirectML-shaped entry point: DirectML's own rules and limits, checked
+// with DirectML's field names, then the native fill.
+
+#include "randtensor/directml.h"
+
+#include <cstdio>
+
+#include "src/layout.h"
+
+namespace randtensor {
+namespace dml {
+namespace {
+
+__extension__ typedef __int128 i128;  // GCC and Clang
+
+constexpr UINT kMaxDimensions = 8;               // feature level 4.0
+constexpr uint64_t kMaxElements = 0xFFFFFFFFu;   // DirectML's per-tensor limit
+constexpr UINT kStateSizes[4] = {1, 1, 1, 6};
+
+int DataTypeSize(DML_TENSOR_DATA_TYPE type) {
+  switch (type) {
+    case DML_TENSOR_DATA_TYPE_UINT8:
+    case DML_TENSOR_DATA_TYPE_INT8: return 1;
+    case DML_TENSOR_DATA_TYPE_FLOAT16:
+    case DML_TENSOR_DATA_TYPE_UINT16:
+    case DML_TENSOR_DATA_TYPE_INT16: return 2;
+    case DML_TENSOR_DATA_TYPE_FLOAT32:
+    case DML_TENSOR_DATA_TYPE_UINT32:
+    case DML_TENSOR_DATA_TYPE_INT32: return 4;
+    case DML_TENSOR_DATA_TYPE_FLOAT64:
+    case DML_TENSOR_DATA_TYPE_UINT64:
+    case DML_TENSOR_DATA_TYPE_INT64: return 8;
+    case DML_TENSOR_DATA_TYPE_UNKNOWN: break;
+  }
+  return 0;
+}
+
+// "{1,1,1,6}" for a list of UINTs.
+void FormatList(const UINT* v, UINT n, char* buf, size_t cap) {
+  size_t used = 0;
+  buf[0] = '\0';
+  for (UINT i = 0; i < n && used + 1 < cap; ++i) {
+    used += std::snprintf(buf + used, cap - used, "%s%u", i == 0 ? "{" : ",", v[i]);
+  }
+  if (used + 1 < cap) std::snprintf(buf + used, cap - used, "%s", n == 0 ? "{}" : "}");
+}
+
+// Sizes/Strides as the native layout wants them (64-bit, nullptr kept).
+void Widen(const UINT* v, UINT n, int64_t* out) {
+  for (UINT i = 0; i < n; ++i) out[i] = v[i];
+}
+
+// Checks the DML_TENSOR_DESC wrapper and returns its buffer description.
+Status GetBufferDesc(const DML_TENSOR_DESC* tensor, const char* name,
+                     const DML_BUFFER_TENSOR_DESC** out) {
+  if (tensor == nullptr) {
+    return Status::Error(StatusCode::kInvalidArgument, "%s is null", name);
+  }
+  if (tensor->Type != DML_TENSOR_TYPE_BUFFER) {
+    return Status::Error(StatusCode::kUnsupported,
+                         "%s.Type = %d is not DML_TENSOR_TYPE_BUFFER (1)", name,
+                         static_cast<int>(tensor->Type));
+  }
+  if (tensor->Desc == nullptr) {
+    return Status::Error(StatusCode::kInvalidArgument, "%s.Desc is null", name);
+  }
+  *out = static_cast<const DML_BUFFER_TENSOR_DESC*>(tensor->Desc);
+  return Status();
+}
+
+// The checks every UINT32 buffer tensor here shares: data type, flags,
+// alignment field.
+Status CheckBufferFields(const DML_BUFFER_TENSOR_DESC& t, const char* name) {
+  if (t.DataType != DML_TENSOR_DATA_TYPE_UINT32) {
+    return Status::Error(StatusCode::kUnsupported,
+                         "%s.DataType = %d is not DML_TENSOR_DATA_TYPE_UINT32 (3)", name,
+                         static_cast<int>(t.DataType));
+  }
+  if ((t.Flags & ~DML_TENSOR_FLAG_OWNED_BY_DML) != 0) {
+    return Status::Error(StatusCode::kInvalidArgument, "%s.Flags = 0x%x has unknown bits",
+                         name, static_cast<unsigned>(t.Flags));
+  }
+  const UINT a = t.GuaranteedBaseOffsetAlignment;
+  if (a != 0 && (a < 4 || (a & (a - 1)) != 0)) {
+    return Status::Error(StatusCode::kMisaligned,
+                         "%s.GuaranteedBaseOffsetAlignment = %u is not 0 or a power of two "
+                         ">= 4 (the element size)",
+                         name, a);
+  }
+  return Status();
+}
+
+// The state tensors: UINT32, sizes {1,1,1,6}, contiguous, at least 24 bytes.
+Status CheckStateDesc(const DML_BUFFER_TENSOR_DESC& t, const char* name) {
+  Status status = CheckBufferFields(t, name);
+  if (!status.ok()) return status;
+  if (t.DimensionCount != 4) {
+    return Status::Error(StatusCode::kInvalidArgument, "%s.DimensionCount = %u must be 4", name,
+                         t.DimensionCount);
+  }
+  if (t.Sizes == nullptr) {
+    return Status::Error(StatusCode::kInvalidArgument, "%s.Sizes is null", name);
+  }
+  for (int d = 0; d < 4; ++d) {
+    if (t.Sizes[d] != kStateSizes[d]) {
+      char list[64];
+      FormatList(t.Sizes, 4, list, sizeof(list));
+      return Status::Error(StatusCode::kInvalidArgument, "%s.Sizes = %s must be {1,1,1,6}",
+                           name, list);
+    }
+  }
+  if (t.Strides != nullptr && t.Strides[3] != 1) {
+    return Status::Error(StatusCode::kUnsupported,
+                         "%s.Strides[3] = %u: the six state words must be contiguous (1)", name,
+                         t.Strides[3]);
+  }
+  if (t.TotalTensorSizeInBytes < sizeof(PhiloxState)) {
+    return Status::Error(StatusCode::kBufferTooSmall,
+                         "%s.TotalTensorSizeInBytes = %llu is less than the minimum 24", name,
+                         static_cast<unsigned long long>(t.TotalTensorSizeInBytes));
+  }
+  return Status();
+}
+
+// A binding against its tensor: present, large enough, aligned.
+Status CheckBinding(const DML_BUFFER_BINDING& b, const DML_BUFFER_TENSOR_DESC& t,
+                    const char* binding, const char* tensor) {
+  if (b.Data == nullptr) {
+    return Status::Error(StatusCode::kInvalidArgument, "%s.Data is null", binding);
+  }
+  if (b.SizeInBytes < t.TotalTensorSizeInBytes) {
+    return Status::Error(StatusCode::kBufferTooSmall,
+                         "%s.SizeInBytes = %llu is less than %s.TotalTensorSizeInBytes = %llu",
+                         binding, static_cast<unsigned long long>(b.SizeInBytes), tensor,
+                         static_cast<unsigned long long>(t.TotalTensorSizeInBytes));
+  }
+  const uintptr_t addr = reinterpret_cast<uintptr_t>(b.Data);
+  const UINT a = t.GuaranteedBaseOffsetAlignment;
+  if (a != 0 && addr % a != 0) {
+    return Status::Error(StatusCode::kMisaligned,
+                         "%s.Data = %p is not a multiple of %s.GuaranteedBaseOffsetAlignment = "
+                         "%u",
+                         binding, b.Data, tensor, a);
+  }
+  if (addr % 4 != 0) {
+    return Status::Error(StatusCode::kMisaligned,
+                         "%s.Data = %p is not aligned to the element size (4 bytes)", binding,
+                         b.Data);
+  }
+  return Status();
+}
+
+bool RangesOverlap(const void* a, uint64_t a_bytes, const void* b, uint64_t b_bytes) {
+  const uintptr_t x = reinterpret_cast<uintptr_t>(a), y = reinterpret_cast<uintptr_t>(b);
+  if (a_bytes == 0 || b_bytes == 0) return false;
+  return x <= y ? y - x < a_bytes : x - y < b_bytes;
+}
+
+}  // namespace
+
+Status CalcBufferTensorSizeChecked(DML_TENSOR_DATA_TYPE dataType, UINT dimensionCount,
+                                   const UINT* sizes, const UINT* strides,
+                                   UINT64* bytes) noexcept {
+  if (bytes == nullptr) return Status::Error(StatusCode::kInvalidArgument, "bytes is null");
+  const int element_size = DataTypeSize(dataType);
+  if (element_size == 0) {
+    return Status::Error(StatusCode::kUnsupported, "dataType = %d is not a DirectML data type",
+                         static_cast<int>(dataType));
+  }
+  if (dimensionCount < 1 || dimensionCount > kMaxDimensions) {
+    return Status::Error(StatusCode::kUnsupported, "dimensionCount = %u is outside 1 to %u",
+                         dimensionCount, kMaxDimensions);
+  }
+  if (sizes == nullptr) {
+    return Status::Error(StatusCode::kInvalidArgument, "sizes is null");
+  }
+  for (UINT d = 0; d < dimensionCount; ++d) {
+    if (sizes[d] == 0) {
+      return Status::Error(StatusCode::kInvalidArgument, "sizes[%u] = 0: sizes must be >= 1", d);
+    }
+  }
+  // DirectML's formula, which (unlike the layout rules) does not reject
+  // overlapping strides: it only measures the span.
+  i128 span = 1;
+  for (UINT d = 0; d < dimensionCount; ++d) {
+    span = strides == nullptr ? span * sizes[d]
+                              : span + static_cast<i128>(sizes[d] - 1) * strides[d];
+  }
+  const i128 total = (span * element_size + 3) / 4 * 4;
+  if (total > static_cast<i128>(UINT64_MAX)) {
+    return Status::Error(StatusCode::kOverflow, "sizes and strides span more than 2^64 bytes");
+  }
+  *bytes = static_cast<UINT64>(total);
+  return Status();
+}
+
+UINT64 CalcBufferTensorSize(DML_TENSOR_DATA_TYPE dataType, UINT dimensionCount,
+                            const UINT* sizes, const UINT* strides) noexcept {
+  UINT64 bytes = 0;
+  return CalcBufferTensorSizeChecked(dataType, dimensionCount, sizes, strides, &bytes).ok()
+             ? bytes
+             : 0;
+}
+
+Status ExecuteRandomGenerator(const DML_RANDOM_GENERATOR_OPERATOR_DESC& desc,
+                              const DML_BUFFER_BINDING& inputState,
+                              const DML_BUFFER_BINDING& output,
+                              const DML_BUFFER_BINDING* outputState,
+                              const FillOptions& options) noexcept {
+  if (desc.Type != DML_RANDOM_GENERATOR_TYPE_PHILOX_4X32_10) {
+    return Status::Error(StatusCode::kUnsupported,
+                         "Type = %d is not DML_RANDOM_GENERATOR_TYPE_PHILOX_4X32_10 (0)",
+                         static_cast<int>(desc.Type));
+  }
+  const DML_BUFFER_TENSOR_DESC* in = nullptr;
+  const DML_BUFFER_TENSOR_DESC* out = nullptr;
+  const DML_BUFFER_TENSOR_DESC* out_state = nullptr;
+  Status status = GetBufferDesc(desc.InputStateTensor, "InputStateTensor", &in);
+  if (status.ok()) status = CheckStateDesc(*in, "InputStateTensor");
+  if (status.ok()) status = GetBufferDesc(desc.OutputTensor, "OutputTensor", &out);
+  if (status.ok()) status = CheckBufferFields(*out, "OutputTensor");
+  if (status.ok() && desc.OutputStateTensor != nullptr) {
+    status = GetBufferDesc(desc.OutputStateTensor, "OutputStateTensor", &out_state);
+    if (status.ok()) status = CheckStateDesc(*out_state, "OutputStateTensor");
+  }
+  if (!status.ok()) return status;
+
+  // The output tensor: DirectML's limits, then the shared layout rules.
+  if (out->DimensionCount < 1 || out->DimensionCount > kMaxDimensions) {
+    return Status::Error(StatusCode::kUnsupported,
+                         "OutputTensor.DimensionCount = %u is outside 1 to %u",
+                         out->DimensionCount, kMaxDimensions);
+  }
+  if (out->Sizes == nullptr) {
+    return Status::Error(StatusCode::kInvalidArgument, "OutputTensor.Sizes is null");
+  }
+  uint64_t count = 1;
+  for (UINT d = 0; d < out->DimensionCount; ++d) {
+    if (out->Sizes[d] == 0) {
+      return Status::Error(StatusCode::kInvalidArgument,
+                           "OutputTensor.Sizes[%u] = 0: DirectML sizes must be >= 1", d);
+    }
+    count *= out->Sizes[d];  // cannot overflow before exceeding the limit below
+    if (count > kMaxElements) {
+      char list[128];
+      FormatList(out->Sizes, out->DimensionCount, list, sizeof(list));
+      return Status::Error(StatusCode::kUnsupported,
+                           "OutputTensor.Sizes = %s hold more than DirectML's limit of "
+                           "4294967295 elements",
+                           list);
+    }
+  }
+  int64_t sizes[kMaxRank], strides[kMaxRank];
+  Widen(out->Sizes, out->DimensionCount, sizes);
+  if (out->Strides != nullptr) Widen(out->Strides, out->DimensionCount, strides);
+  detail::Layout layout;
+  status = detail::AnalyzeLayout(
+      out->DimensionCount, sizes, out->Strides != nullptr ? strides : nullptr, 4,
+      {"OutputTensor.DimensionCount", "OutputTensor.Sizes", "OutputTensor.Strides"}, &layout);
+  if (!status.ok()) return status;
+  if (out->TotalTensorSizeInBytes < layout.min_bytes) {
+    return Status::Error(StatusCode::kBufferTooSmall,
+                         "OutputTensor.TotalTensorSizeInBytes = %llu is less than the minimum "
+                         "%llu (CalcBufferTensorSize)",
+                         static_cast<unsigned long long>(out->TotalTensorSizeInBytes),
+                         static_cast<unsigned long long>(layout.min_bytes));
+  }
+
+  // Bindings.
+  if ((outputState != nullptr) != (out_state != nullptr)) {
+    return Status::Error(StatusCode::kInvalidArgument,
+                         out_state != nullptr
+                             ? "outputState is null but OutputStateTensor is set"
+                             : "outputState is bound but OutputStateTensor is null");
+  }
+  status = CheckBinding(inputState, *in, "inputState", "InputStateTensor");
+  if (status.ok()) status = CheckBinding(output, *out, "output", "OutputTensor");
+  if (status.ok() && outputState != nullptr) {
+    status = CheckBinding(*outputState, *out_state, "outputState", "OutputStateTensor");
+    // DirectML may write anywhere in the output's TotalTensorSizeInBytes.
+    if (status.ok() && RangesOverlap(output.Data, out->TotalTensorSizeInBytes,
+                                     outputState->Data, sizeof(PhiloxState))) {
+      status = Status::Error(StatusCode::kOverlap,
+                             "outputState.Data = %p overlaps the output tensor (%p, %llu "
+                             "bytes)",
+                             outputState->Data, output.Data,
+                             static_cast<unsigned long long>(out->TotalTensorSizeInBytes));
+    }
+  }
+  if (!status.ok()) return status;
+  if (options.element_offset != 0) {
+    return Status::Error(StatusCode::kInvalidArgument,
+                         "options.element_offset = %llu: DirectML has no element offset",
+                         static_cast<unsigned long long>(options.element_offset));
+  }
+
+  TensorDesc native;
+  native.dtype = DataType::kUint32;
+  native.rank = static_cast<int32_t>(out->DimensionCount);
+  native.sizes = sizes;
+  native.strides = out->Strides != nullptr ? strides : nullptr;
+  PhiloxState* state_out =
+      outputState != nullptr ? static_cast<PhiloxState*>(outputState->Data) : nullptr;
+  return Fill(native, output.Data, out->TotalTensorSizeInBytes,
+              *static_cast<const PhiloxState*>(inputState.Data), state_out, options);
+}
+
+}  // namespace dml
+}  // namespace randtensor

@@ -1,0 +1,234 @@
+// The row kernels, compiled once per SIMD target, and the table that lists them.
+//
+// Highway's foreach_target.h re-includes this file once for every target in
+// HWY_TARGETS (we define HWY_COMPILE_ALL_ATTAINABLE, so SSSE3, SSE4, AVX2, AVX3
+// and the portable SCALAR are all built), each time inside a namespace named
+// after the target. The HWY_ONCE block at the end then lists them in one table.
+// Which entry runs is decided in targets.cc, never here.
+
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "src/kernels.cc"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+
+#include <algorithm>
+#include <cstring>
+
+#include "hwy/cache_control.h"
+#include "hwy/highway.h"
+#include "src/kernels.h"
+#include "src/philox-inl.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace randtensor {
+namespace HWY_NAMESPACE {
+namespace {
+
+using detail::Stream;
+
+// Blocks generated per trip through L1 when staging (strided scatter, or
+// streaming to an address that is not block-aligned): 4 KiB of output.
+constexpr uint64_t kStageBlocks = 256;
+
+#if HWY_TARGET == HWY_SCALAR
+
+// One lane: the reference itself, block by block.
+template <bool kStream>
+void GenerateBlocks(const Stream& s, uint64_t block, uint64_t nblocks, uint32_t* out) {
+  PhiloxKey key{{s.keys.k0[0], s.keys.k1[0]}};
+  Counter128 c = s.start.Plus(block);
+  for (uint64_t i = 0; i < nblocks; ++i, c = c.Plus(1)) {
+    const PhiloxBlock b = philox::Block(c, key);
+    std::memcpy(out + 4 * i, b.v, sizeof(b.v));
+  }
+}
+constexpr size_t kVectorBytes = 16;  // one block: streaming is a plain copy here
+
+#else
+
+// Independent vectors in flight per round: enough to cover the multiplier
+// latency without spilling (each batch holds 4 registers; AVX-512 has 32,
+// AVX2 and SSE4 16). Tuned on Zen 4 with 256 KiB fills (tools: benchmarks/).
+#if HWY_TARGET <= HWY_AVX3
+constexpr size_t kBatches = 6;
+#elif HWY_TARGET == HWY_AVX2
+constexpr size_t kBatches = 4;
+#else
+constexpr size_t kBatches = 6;
+#endif
+constexpr size_t kVectorBytes = HWY_MAX_BYTES;
+
+// Writes stream blocks [block, block + nblocks) to out[0 .. 4 * nblocks).
+// With kStream, `out` must be aligned to the vector size.
+template <bool kStream>
+void GenerateBlocks(const Stream& s, uint64_t block, uint64_t nblocks, uint32_t* out) {
+  const size_t N = BlocksPerVector();
+  const VState lane_block = BlockOfLane();
+  Counter128 c = s.start.Plus(block);
+  for (; nblocks >= kBatches * N; nblocks -= kBatches * N) {
+    GenerateBatches<kBatches, kStream>(c, s.keys, lane_block, out);
+    c = c.Plus(kBatches * N);
+    out += 4 * kBatches * N;
+  }
+  for (; nblocks >= N; nblocks -= N) {
+    GenerateBatches<1, kStream>(c, s.keys, lane_block, out);
+    c = c.Plus(N);
+    out += 4 * N;
+  }
+  if (nblocks != 0) {  // fewer than N blocks: generate a whole vector aside
+    HWY_ALIGN uint32_t tmp[4 * hn::MaxLanes(DState())];
+    GenerateBatches<1, false>(c, s.keys, lane_block, tmp);
+    std::memcpy(out, tmp, nblocks * 16);
+  }
+}
+
+#endif  // HWY_TARGET == HWY_SCALAR
+
+// Copies `n` words from L1 to `dst` with streaming stores wherever dst is
+// vector-aligned, plain stores at the unaligned ends.
+void StreamCopy(const uint32_t* HWY_RESTRICT src, uint64_t n, uint32_t* HWY_RESTRICT dst) {
+#if HWY_TARGET == HWY_SCALAR
+  std::memcpy(dst, src, n * 4);
+#else
+  const DU32 d;
+  const size_t N = hn::Lanes(d);
+  const uintptr_t misalign = reinterpret_cast<uintptr_t>(dst) % kVectorBytes;
+  uint64_t head = misalign == 0 ? 0 : (kVectorBytes - misalign) / 4;
+  head = std::min(head, n);
+  std::memcpy(dst, src, head * 4);
+  uint64_t i = head;
+  for (; i + N <= n; i += N) hn::Stream(hn::LoadU(d, src + i), d, dst + i);
+  std::memcpy(dst + i, src + i, (n - i) * 4);
+#endif
+}
+
+// Whole blocks [block, block + nblocks) to dst (4-byte aligned only).
+void FillBlocks(const Stream& s, uint64_t block, uint64_t nblocks, uint32_t* dst,
+                bool streaming) {
+  const uintptr_t addr = reinterpret_cast<uintptr_t>(dst);
+  if (!streaming) {
+    GenerateBlocks<false>(s, block, nblocks, dst);
+  } else if (addr % 16 == 0) {
+    // Blocks can line up with vectors: a few plain blocks up to the next
+    // vector boundary, then stream whole vectors straight from registers.
+    const uint64_t to_boundary = ((kVectorBytes - addr % kVectorBytes) % kVectorBytes) / 16;
+    const uint64_t head = std::min(to_boundary, nblocks);
+    const uint64_t vector_blocks = kVectorBytes / 16;
+    const uint64_t body = (nblocks - head) / vector_blocks * vector_blocks;
+    GenerateBlocks<false>(s, block, head, dst);
+    GenerateBlocks<true>(s, block + head, body, dst + 4 * head);
+    GenerateBlocks<false>(s, block + head + body, nblocks - head - body,
+                          dst + 4 * (head + body));
+  } else {
+    // Blocks straddle vectors: stage them in L1, then stream the copy.
+    HWY_ALIGN uint32_t stage[4 * kStageBlocks];
+    while (nblocks != 0) {
+      const uint64_t n = std::min(nblocks, kStageBlocks);
+      GenerateBlocks<false>(s, block, n, stage);
+      StreamCopy(stage, 4 * n, dst);
+      block += n;
+      nblocks -= n;
+      dst += 4 * n;
+    }
+  }
+}
+
+// The part [skip, skip + n) of the one block `block`: row ends that start or
+// stop in the middle of a Philox block.
+void FillPartialBlock(const Stream& s, uint64_t block, uint64_t skip, uint64_t n,
+                      uint32_t* dst) {
+  uint32_t words[4];
+  GenerateBlocks<false>(s, block, 1, words);
+  std::memcpy(dst, words + skip, n * 4);
+}
+
+int64_t FillContiguous(const Stream& s, uint64_t first, uint64_t count, uint32_t* dst,
+                       bool streaming) {
+  if (count == 0) return HWY_TARGET;
+  uint64_t block = first / 4;
+  const uint64_t skip = first % 4;
+  if (skip != 0) {
+    const uint64_t n = std::min<uint64_t>(count, 4 - skip);
+    FillPartialBlock(s, block, skip, n, dst);
+    ++block;
+    dst += n;
+    count -= n;
+  }
+  FillBlocks(s, block, count / 4, dst, streaming);
+  if (count % 4 != 0) {
+    FillPartialBlock(s, block + count / 4, 0, count % 4, dst + count / 4 * 4);
+  }
+  return HWY_TARGET;
+}
+
+int64_t FillStrided(const Stream& s, uint64_t first, uint64_t count, uint32_t* dst,
+                    int64_t stride) {
+  // Generate a stage of whole blocks in L1, then scatter the wanted words.
+  // Positions are kept as element offsets from dst so that no pointer is ever
+  // formed outside the tensor.
+  HWY_ALIGN uint32_t stage[4 * kStageBlocks];
+  int64_t pos = 0;
+  while (count != 0) {
+    const uint64_t block = first / 4;
+    const uint64_t skip = first % 4;
+    const uint64_t n = std::min<uint64_t>(count, 4 * kStageBlocks - skip);
+    GenerateBlocks<false>(s, block, (skip + n + 3) / 4, stage);
+    const uint32_t* src = stage + skip;
+    for (uint64_t i = 0; i < n; ++i, pos += stride) dst[pos] = src[i];
+    first += n;
+    count -= n;
+  }
+  return HWY_TARGET;
+}
+
+}  // namespace
+
+// The entry this target contributes to the table. A function rather than a
+// global so the table is complete even when used from static initializers.
+detail::KernelTable GetKernelTable() {
+  return {hwy::TargetName(HWY_TARGET), HWY_TARGET,
+          static_cast<int>(hn::Lanes(hn::ScalableTag<uint32_t>())), FillContiguous,
+          FillStrided};
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace randtensor
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace randtensor {
+namespace detail {
+
+// Widest first, so that the first supported entry is the default choice.
+const KernelTable* CompiledKernels(int* count) noexcept {
+  static const KernelTable kTables[] = {
+#if HWY_TARGETS & HWY_AVX3_DL
+      N_AVX3_DL::GetKernelTable(),
+#endif
+#if HWY_TARGETS & HWY_AVX3
+      N_AVX3::GetKernelTable(),
+#endif
+#if HWY_TARGETS & HWY_AVX2
+      N_AVX2::GetKernelTable(),
+#endif
+#if HWY_TARGETS & HWY_SSE4
+      N_SSE4::GetKernelTable(),
+#endif
+#if HWY_TARGETS & HWY_SSSE3
+      N_SSSE3::GetKernelTable(),
+#endif
+#if HWY_TARGETS & HWY_EMU128
+      N_EMU128::GetKernelTable(),
+#endif
+#if HWY_TARGETS & HWY_SCALAR
+      N_SCALAR::GetKernelTable(),
+#endif
+  };
+  *count = static_cast<int>(sizeof(kTables) / sizeof(kTables[0]));
+  return kTables;
+}
+
+void StreamFence() noexcept { hwy::FlushStream(); }
+
+}  // namespace detail
+}  // namespace randtensor
+#endif  // HWY_ONCE

@@ -1,0 +1,73 @@
+// The kernel interface between the writer and the per-target SIMD code.
+//
+// kernels.cc compiles the same kernels once per SIMD target (Highway's
+// foreach_target) and lists them in one table; targets.cc picks one entry;
+// writer.cc only ever calls through an entry. Tests and benchmarks walk the
+// same table, so a target cannot be compiled yet untested.
+#ifndef RANDTENSOR_SRC_KERNELS_H_
+#define RANDTENSOR_SRC_KERNELS_H_
+
+#include <cstdint>
+
+#include "randtensor/philox.h"
+
+namespace randtensor {
+namespace detail {
+
+// Per-round keys, hoisted out of every kernel loop: round r uses
+// (k0 + r * W0, k1 + r * W1) mod 2^32.
+struct RoundKeys {
+  uint32_t k0[philox::kRounds];
+  uint32_t k1[philox::kRounds];
+
+  explicit RoundKeys(const PhiloxKey& key) noexcept {
+    uint32_t a = key.k[0], b = key.k[1];
+    for (int r = 0; r < philox::kRounds; ++r) {
+      k0[r] = a;
+      k1[r] = b;
+      a += philox::kWeyl0;
+      b += philox::kWeyl1;
+    }
+  }
+};
+
+// What every kernel needs to know about the stream: element e of the stream is
+// word e % 4 of Philox(start + e / 4, key).
+struct Stream {
+  Counter128 start;
+  RoundKeys keys;
+};
+
+// Each kernel writes elements [first, first + count) of the stream and
+// returns the Highway target bit of the code that ran (so tests can prove that
+// a forced target really runs).
+
+// Contiguous: element first + i goes to dst[i]. `streaming` asks for
+// non-temporal stores; the caller issues the store fence afterwards.
+using FillContiguousFn = int64_t (*)(const Stream& stream, uint64_t first, uint64_t count,
+                                     uint32_t* dst, bool streaming);
+
+// Strided: element first + i goes to dst[i * stride] (stride in elements, may
+// be negative, never 0 or 1).
+using FillStridedFn = int64_t (*)(const Stream& stream, uint64_t first, uint64_t count,
+                                  uint32_t* dst, int64_t stride);
+
+struct KernelTable {
+  const char* name;     // Highway's target name ("AVX3", "SCALAR", ...)
+  int64_t hwy_target;   // Highway's target bit
+  int lanes;            // 32-bit lanes per vector
+  FillContiguousFn fill_contiguous;
+  FillStridedFn fill_strided;
+};
+
+// All compiled kernel tables, widest target first.
+const KernelTable* CompiledKernels(int* count) noexcept;
+
+// Orders streaming stores before any later store (x86 sfence); every task
+// that streamed calls it before reporting completion.
+void StreamFence() noexcept;
+
+}  // namespace detail
+}  // namespace randtensor
+
+#endif  // RANDTENSOR_SRC_KERNELS_H_

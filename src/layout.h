@@ -1,0 +1,50 @@
+// Layout analysis: validates sizes and strides, proves no two elements share
+// an address, computes the buffer span, and reduces the layout to a canonical
+// form the writer walks quickly.
+//
+// Every entry point (native, DirectML, C, Python) funnels through
+// AnalyzeLayout, so the rules of SPEC.md section 4 live in one place. The
+// caller names the fields so errors read in the caller's vocabulary
+// ("OutputTensor.Strides[1]" for DirectML, "strides[1]" natively).
+#ifndef RANDTENSOR_SRC_LAYOUT_H_
+#define RANDTENSOR_SRC_LAYOUT_H_
+
+#include <cstdint>
+
+#include "randtensor/fill.h"
+#include "randtensor/status.h"
+
+namespace randtensor {
+namespace detail {
+
+struct FieldNames {
+  const char* rank;     // e.g. "rank" or "OutputTensor.DimensionCount"
+  const char* sizes;    // e.g. "sizes" or "OutputTensor.Sizes"
+  const char* strides;  // e.g. "strides" or "OutputTensor.Strides"
+};
+
+struct Layout {
+  uint64_t count = 0;      // number of elements N (0: empty)
+  int64_t low = 0;         // lowest element offset from element (0, ..., 0)
+  int64_t high = 0;        // highest element offset
+  uint64_t min_bytes = 0;  // minimum buffer size: span * element size, rounded up to 4
+
+  // Canonical form: dimensions of size 1 dropped, and each dimension merged
+  // into the next inner one when together they are one evenly strided run
+  // (stride[d] == size[d+1] * stride[d+1]). Same logical order, same offsets,
+  // fewer and longer rows. An empty or one-element tensor has rank 1.
+  int rank = 1;
+  int64_t sizes[kMaxRank] = {1};
+  int64_t strides[kMaxRank] = {1};
+};
+
+// Validates and analyzes a layout of `rank` (0 to kMaxRank) dimensions.
+// `strides` nullptr means packed row-major. Sizes may be 0 (an empty tensor);
+// callers that forbid that check it themselves first.
+Status AnalyzeLayout(int64_t rank, const int64_t* sizes, const int64_t* strides,
+                     int element_size, const FieldNames& names, Layout* layout) noexcept;
+
+}  // namespace detail
+}  // namespace randtensor
+
+#endif  // RANDTENSOR_SRC_LAYOUT_H_

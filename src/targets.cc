@@ -1,0 +1,142 @@
+// Target selection: compiled tables filtered by the CPU, forced by name.
+//
+// The choice is one atomic index into the compiled table. It starts as the
+// widest supported target, or the one RANDTENSOR_TARGET names (read once, on
+// first use). A bad environment name leaves no valid index and remembers why,
+// so every fill fails with that reason until SetTarget() picks a valid one.
+
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+
+#include "hwy/targets.h"
+#include "randtensor/targets.h"
+#include "src/dispatch.h"
+
+namespace randtensor {
+namespace {
+
+constexpr int kNoTarget = -1;
+
+bool NameEquals(const char* a, const char* b) {
+  for (; *a != '\0' && *b != '\0'; ++a, ++b) {
+    char x = *a, y = *b;
+    if (x >= 'a' && x <= 'z') x = static_cast<char>(x - 'a' + 'A');
+    if (y >= 'a' && y <= 'z') y = static_cast<char>(y - 'a' + 'A');
+    if (x != y) return false;
+  }
+  return *a == *b;
+}
+
+struct Selection {
+  const detail::KernelTable* tables = nullptr;
+  int count = 0;
+  int64_t supported_bits = 0;  // read once: immune to later changes in libhwy
+  std::atomic<int> index{kNoTarget};
+  Status env_error;  // why RANDTENSOR_TARGET left no valid index; set once
+
+  bool Supported(int i) const { return (tables[i].hwy_target & supported_bits) != 0; }
+
+  int Best() const {
+    for (int i = 0; i < count; ++i) {
+      if (Supported(i)) return i;
+    }
+    return kNoTarget;  // unreachable: the scalar target runs everywhere
+  }
+
+  // Resolves `name` to a supported index, or explains why it cannot.
+  Status Find(const char* name, const char* source, int* out) const {
+    if (name == nullptr || NameEquals(name, "auto")) {
+      *out = Best();
+      return Status();
+    }
+    for (int i = 0; i < count; ++i) {
+      if (!NameEquals(name, tables[i].name)) continue;
+      if (!Supported(i)) {
+        return Status::Error(StatusCode::kUnsupportedTarget,
+                             "%s = '%s': this CPU does not support that target", source,
+                             name);
+      }
+      *out = i;
+      return Status();
+    }
+    char names[128] = {0};
+    for (int i = 0; i < count; ++i) {
+      std::strncat(names, tables[i].name, sizeof(names) - std::strlen(names) - 2);
+      if (i + 1 < count) std::strncat(names, " ", sizeof(names) - std::strlen(names) - 1);
+    }
+    return Status::Error(StatusCode::kUnknownTarget,
+                         "%s = '%s' is not a compiled target (compiled: %s, or auto)", source,
+                         name, names);
+  }
+
+  Selection() {
+    tables = detail::CompiledKernels(&count);
+    supported_bits = hwy::SupportedTargets();
+    const char* env = std::getenv("RANDTENSOR_TARGET");
+    int chosen = kNoTarget;
+    env_error = Find(env != nullptr && env[0] != '\0' ? env : nullptr, "RANDTENSOR_TARGET",
+                     &chosen);
+    index.store(chosen, std::memory_order_relaxed);
+  }
+};
+
+Selection& GetSelection() {
+  static Selection selection;
+  return selection;
+}
+
+TargetInfo Describe(const Selection& s, int i) {
+  TargetInfo info;
+  info.name = s.tables[i].name;
+  info.lanes = s.tables[i].lanes;
+  info.supported = s.Supported(i);
+  info.active = s.index.load(std::memory_order_relaxed) == i;
+  return info;
+}
+
+}  // namespace
+
+int TargetCount() noexcept { return GetSelection().count; }
+
+Status GetTarget(int index, TargetInfo* info) noexcept {
+  const Selection& s = GetSelection();
+  if (info == nullptr) return Status::Error(StatusCode::kInvalidArgument, "info is null");
+  if (index < 0 || index >= s.count) {
+    return Status::Error(StatusCode::kInvalidArgument,
+                         "index = %d is outside 0 to %d (the compiled targets)", index,
+                         s.count - 1);
+  }
+  *info = Describe(s, index);
+  return Status();
+}
+
+Status GetActiveTarget(TargetInfo* info) noexcept {
+  const Selection& s = GetSelection();
+  if (info == nullptr) return Status::Error(StatusCode::kInvalidArgument, "info is null");
+  const int i = s.index.load(std::memory_order_acquire);
+  if (i == kNoTarget) return s.env_error;
+  *info = Describe(s, i);
+  return Status();
+}
+
+Status SetTarget(const char* name) noexcept {
+  Selection& s = GetSelection();
+  int chosen = kNoTarget;
+  Status status = s.Find(name, "target", &chosen);
+  if (status.ok()) s.index.store(chosen, std::memory_order_release);
+  return status;
+}
+
+namespace detail {
+
+Status ActiveKernels(const KernelTable** table) noexcept {
+  const Selection& s = GetSelection();
+  const int i = s.index.load(std::memory_order_acquire);
+  if (HWY_UNLIKELY(i == kNoTarget)) return s.env_error;
+  *table = &s.tables[i];
+  return Status();
+}
+
+}  // namespace detail
+}  // namespace randtensor

@@ -1,0 +1,594 @@
+"""The randtensor command-line tool's contract, checked from outside.
+
+Runs the binary named by $RANDTENSOR_CLI. Expected values never come from the
+tool itself: they are SPEC.md's known answers or the small pure-Python
+Philox4x32-10 below, which is first checked against SPEC.md's Random123
+vectors.
+
+    RANDTENSOR_CLI=build-cli/tools/randtensor python3 -m pytest -q tests/cli_test.py
+"""
+
+import os
+import re
+import resource
+import signal
+import stat
+import struct
+import subprocess
+
+import pytest
+
+MASK32 = 0xFFFFFFFF
+
+# ---------------------------------------------------------------------------
+# Independent reference (SPEC.md sections 1-4)
+
+
+def philox4x32_10(ctr, key):
+    """Random123's philox4x32_R(10, ctr, key): four counter words, two key words."""
+    x0, x1, x2, x3 = ctr
+    k0, k1 = key
+    for _ in range(10):
+        p0 = 0xD2511F53 * x0
+        p1 = 0xCD9E8D57 * x2
+        x0, x1, x2, x3 = (p1 >> 32) ^ x1 ^ k0, p1 & MASK32, (p0 >> 32) ^ x3 ^ k1, p0 & MASK32
+        k0 = (k0 + 0x9E3779B9) & MASK32
+        k1 = (k1 + 0xBB67AE85) & MASK32
+    return (x0, x1, x2, x3)
+
+
+def counter_of(state):
+    return state[0] | state[1] << 32 | state[2] << 64 | state[3] << 96
+
+
+def words_of(counter):
+    counter %= 1 << 128
+    return [(counter >> (32 * i)) & MASK32 for i in range(4)]
+
+
+def element(state, e):
+    """Value of logical element e: word e mod 4 of block C + floor(e / 4)."""
+    block = philox4x32_10(words_of(counter_of(state) + e // 4), state[4:6])
+    return block[e % 4]
+
+
+def elements(state, n):
+    out = []
+    for b in range((n + 3) // 4):
+        out.extend(philox4x32_10(words_of(counter_of(state) + b), state[4:6]))
+    return out[:n]
+
+
+def advanced(state, n):
+    """Output state: counter + ceil(n / 4) mod 2^128, key unchanged."""
+    return words_of(counter_of(state) + (n + 3) // 4) + list(state[4:6])
+
+
+def packed_strides(sizes):
+    strides, step = [], 1
+    for s in reversed(sizes):
+        strides.insert(0, step)
+        step *= s
+    return strides
+
+
+def offsets(sizes, strides):
+    """Element offsets in logical row-major order (last dimension fastest)."""
+    result = [0]
+    for size, stride in zip(sizes, strides):
+        result = [base + i * stride for base in result for i in range(size)]
+    return result
+
+
+def min_bytes(sizes, strides):
+    span = sum((s - 1) * t for s, t in zip(sizes, strides)) + 1
+    return (span * 4 + 3) // 4 * 4
+
+
+def expected_buffer(state, sizes, strides=None, total=None, pad=0):
+    """The whole output buffer as the tool must write it."""
+    strides = strides or packed_strides(sizes)
+    total = total if total is not None else min_bytes(sizes, strides)
+    buf = bytearray([pad]) * total
+    offs = offsets(sizes, strides)
+    for off, value in zip(offs, elements(state, len(offs))):
+        struct.pack_into("<I", buf, off * 4, value)
+    return bytes(buf)
+
+
+def state_line(words):
+    return "state: " + " ".join("0x%08x" % w for w in words)
+
+
+# SPEC.md section 6.
+RANDOM123_VECTORS = [
+    ([0, 0, 0, 0], [0, 0], [0x6627E8D5, 0xE169C58D, 0xBC57AC4C, 0x9B00DBD8]),
+    ([MASK32] * 4, [MASK32] * 2, [0x408F276D, 0x41C83B0E, 0xA20BC7C6, 0x6D5451FD]),
+    ([0x243F6A88, 0x85A308D3, 0x13198A2E, 0x03707344], [0xA4093822, 0x299F31D0],
+     [0xD16CFE09, 0x94FDCCEB, 0x5001E420, 0x24126EA1]),
+]
+
+ZERO_STATE_TEN_VALUES = [0x6627E8D5, 0xE169C58D, 0xBC57AC4C, 0x9B00DBD8, 0xF8E4CCA4,
+                         0x5CB200DB, 0xB1A574EB, 0x097EFF67, 0x04FAA329, 0x51C732A6]
+WHOLE_OPERATOR_CASES = [
+    pytest.param([0, 0, 0, 0, 0, 0], 10, ZERO_STATE_TEN_VALUES, [3, 0, 0, 0, 0, 0], id="zero"),
+    pytest.param([MASK32, MASK32, MASK32, 0, 0xDEADBEEF, 0xCAFEF00D], 9,
+                 [0x736195ED, 0x3864AECC, 0x1C9D2FDD, 0xB42E9D22, 0xC2A06461, 0xF2E1C844,
+                  0x176E2AD9, 0xC1C2EC0E, 0x81CF5829],
+                 [2, 0, 0, 1, 0xDEADBEEF, 0xCAFEF00D], id="carry"),
+    pytest.param([MASK32] * 4 + [1, 2], 5,
+                 [0xCC4CAF1A, 0x6BC5454E, 0x4182E819, 0xD0AF8A46, 0x0598DE3A],
+                 [1, 0, 0, 0, 1, 2], id="wrap128"),
+]
+
+# The seed page's worked example, corrected by SPEC.md section 3.
+EXAMPLE_STATE = [0x74746C65, 0x6D536561, 0x6F46726F, 0x48656C6C, 0, 0]
+EXAMPLE_SIZES = [3, 3, 20, 7219]
+EXAMPLE_STATE_LINE = "state: 0x7479615c 0x6d536561 0x6f46726f 0x48656c6c 0x00000000 0x00000000"
+
+STATE_RE = re.compile(r"^state:( 0x[0-9a-f]{8}){6}$")
+GBPS_RE = re.compile(r"^GBps: (\S+)$")
+TARGET_LINE_RE = re.compile(r"^([A-Z0-9_]+) (supported|unsupported)( active)?$")
+
+# ---------------------------------------------------------------------------
+# Running the tool
+
+
+def cli_path():
+    path = os.environ.get("RANDTENSOR_CLI")
+    if not path:
+        pytest.fail("set RANDTENSOR_CLI to the randtensor binary")
+    return os.path.abspath(path)  # some tests run it from another directory
+
+
+def run(*args, env=None, preexec_fn=None):
+    """Runs the tool; RANDTENSOR_TARGET is never inherited unless given in env."""
+    full_env = {k: v for k, v in os.environ.items() if k != "RANDTENSOR_TARGET"}
+    full_env.update(env or {})
+    return subprocess.run([cli_path(), *map(str, args)], capture_output=True, text=True,
+                          env=full_env, timeout=60, preexec_fn=preexec_fn)
+
+
+def ok(*args, **kwargs):
+    result = run(*args, **kwargs)
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == ""
+    return result.stdout.splitlines()
+
+
+def assert_usage_error(result, names=None):
+    """Exit 2, nothing on stdout, exactly one 'randtensor: ' line on stderr."""
+    assert result.returncode == 2, (result.stdout, result.stderr)
+    assert result.stdout == ""
+    assert result.stderr.endswith("\n") and result.stderr.count("\n") == 1, result.stderr
+    assert result.stderr.startswith("randtensor: "), result.stderr
+    if names is not None:
+        assert re.search(names, result.stderr), result.stderr
+
+
+def words(text):
+    return ",".join("0x%x" % w for w in text)
+
+
+def csv(values):
+    return ",".join(str(v) for v in values)
+
+
+def generate_file(tmp_path, name, *args, **kwargs):
+    out = tmp_path / name
+    lines = ok("generate", *args, "--out", out, **kwargs)
+    return lines, out.read_bytes()
+
+
+def target_table(env=None):
+    """{name: (supported, active)} from `randtensor targets`."""
+    table = {}
+    for line in ok("targets", env=env):
+        m = TARGET_LINE_RE.match(line)
+        assert m, line
+        table[m.group(1)] = (m.group(2) == "supported", m.group(3) is not None)
+    return table
+
+
+def supported_targets():
+    return [name for name, (supported, _) in target_table().items() if supported]
+
+
+# ---------------------------------------------------------------------------
+# The reference itself
+
+
+@pytest.mark.parametrize("ctr,key,block", RANDOM123_VECTORS)
+def test_python_reference_matches_random123(ctr, key, block):
+    assert list(philox4x32_10(ctr, key)) == block
+
+
+@pytest.mark.parametrize("state,n,values,out_state", WHOLE_OPERATOR_CASES)
+def test_python_reference_matches_whole_operator_cases(state, n, values, out_state):
+    assert elements(state, n) == values
+    assert advanced(state, n) == out_state
+
+
+def test_python_reference_worked_example_state():
+    assert state_line(advanced(EXAMPLE_STATE, 3 * 3 * 20 * 7219)) == EXAMPLE_STATE_LINE
+
+
+# ---------------------------------------------------------------------------
+# No arguments: the worked example
+
+
+def test_no_arguments_runs_worked_example():
+    lines = ok()
+    assert len(lines) == 3, lines
+    assert lines[0] == EXAMPLE_STATE_LINE
+    gbps = GBPS_RE.match(lines[1])
+    assert gbps, lines[1]
+    assert float(gbps.group(1)) > 0
+    assert lines[2].startswith("target: ")
+    name = lines[2][len("target: "):]
+    table = target_table()
+    assert name in table and table[name][0], (name, table)
+    assert table[name][1], "the target that ran should be the active one"
+
+
+def test_no_arguments_reports_the_forced_target():
+    lines = ok(env={"RANDTENSOR_TARGET": "SCALAR"})
+    assert lines[0] == EXAMPLE_STATE_LINE
+    assert lines[2] == "target: SCALAR"
+
+
+def test_worked_example_values(tmp_path):
+    lines, data = generate_file(tmp_path, "ex.bin", "--sizes", csv(EXAMPLE_SIZES),
+                                "--state", words(EXAMPLE_STATE))
+    assert lines == [EXAMPLE_STATE_LINE]
+    n = 3 * 3 * 20 * 7219
+    assert len(data) == 4 * n
+    for e in (0, 1, 2, 3, 4, 7218, 7219, 144379, 144380, n - 2, n - 1):
+        assert struct.unpack_from("<I", data, 4 * e)[0] == element(EXAMPLE_STATE, e), e
+
+
+# ---------------------------------------------------------------------------
+# generate: values, state, layout
+
+
+@pytest.mark.parametrize("state,n,values,out_state", WHOLE_OPERATOR_CASES)
+def test_whole_operator_cases(tmp_path, state, n, values, out_state):
+    lines, data = generate_file(tmp_path, "out.bin", "--sizes", n, "--state", words(state))
+    assert lines == [state_line(out_state)]
+    assert data == struct.pack("<%dI" % n, *values)
+
+
+def test_state_accepts_decimal_words():
+    lines = ok("generate", "--sizes", "9", "--state", "4294967295,4294967295,4294967295,0,"
+               "3735928559,3405705229")
+    assert lines == [state_line([2, 0, 0, 1, 0xDEADBEEF, 0xCAFEF00D])]
+
+
+def test_default_is_seed_zero(tmp_path):
+    lines, data = generate_file(tmp_path, "a.bin", "--sizes", "10")
+    assert lines == [state_line([3, 0, 0, 0, 0, 0])]
+    assert data == struct.pack("<10I", *ZERO_STATE_TEN_VALUES)
+
+
+@pytest.mark.parametrize("seed,key", [
+    ("0x200000001", [1, 2]),
+    ("0xcafef00ddeadbeef", [0xDEADBEEF, 0xCAFEF00D]),
+    ("18446744073709551615", [MASK32, MASK32]),
+    ("7", [7, 0]),
+])
+def test_seed_maps_to_key(tmp_path, seed, key):
+    state = [0, 0, 0, 0] + key
+    seed_lines, seed_data = generate_file(tmp_path, "seed.bin", "--sizes", "3,7", "--seed", seed)
+    state_lines, state_data = generate_file(tmp_path, "state.bin", "--sizes", "3,7",
+                                            "--state", words(state))
+    assert seed_lines == state_lines == [state_line(advanced(state, 21))]
+    assert seed_data == state_data == expected_buffer(state, [3, 7])
+
+
+def test_strided_output_keeps_padding(tmp_path):
+    state = [5, 6, 7, 8, 9, 10]
+    _, data = generate_file(tmp_path, "s.bin", "--sizes", "3,5", "--strides", "8,1",
+                            "--pad-byte", "0xAB", "--state", words(state))
+    assert len(data) == (2 * 8 + 4 + 1) * 4
+    element_bytes = set()
+    for e, off in enumerate(offsets([3, 5], [8, 1])):
+        assert struct.unpack_from("<I", data, off * 4)[0] == element(state, e)
+        element_bytes.update(range(off * 4, off * 4 + 4))
+    padding = [data[i] for i in range(len(data)) if i not in element_bytes]
+    assert len(padding) == len(data) - 15 * 4
+    assert all(b == 0xAB for b in padding)
+    assert data == expected_buffer(state, [3, 5], [8, 1], pad=0xAB)
+
+
+def test_total_bytes_above_minimum(tmp_path):
+    state = [1, 2, 3, 4, 5, 6]
+    lines, data = generate_file(tmp_path, "t.bin", "--sizes", "3,5", "--strides", "8,1",
+                                "--total-bytes", "128", "--pad-byte", "171",
+                                "--state", words(state))
+    assert lines == [state_line(advanced(state, 15))]
+    assert len(data) == 128
+    assert data[84:] == b"\xab" * (128 - 84)
+    assert data == expected_buffer(state, [3, 5], [8, 1], total=128, pad=0xAB)
+
+
+def test_packed_total_bytes_tail_is_padding(tmp_path):
+    _, data = generate_file(tmp_path, "p.bin", "--sizes", "2,3", "--total-bytes", "40",
+                            "--pad-byte", "0x5a", "--seed", "42")
+    assert data == expected_buffer([0, 0, 0, 0, 42, 0], [2, 3], total=40, pad=0x5A)
+
+
+def test_permuted_strides(tmp_path):
+    state = [0xFFFFFFFE, MASK32, MASK32, MASK32, 3, 4]  # also crosses the 128-bit wrap
+    sizes, strides = [2, 3, 4], [1, 8, 2]
+    lines, data = generate_file(tmp_path, "perm.bin", "--sizes", csv(sizes),
+                                "--strides", csv(strides), "--state", words(state))
+    assert lines == [state_line(advanced(state, 24))]
+    assert len(data) == 24 * 4
+    assert data == expected_buffer(state, sizes, strides)
+    # Spot-check one element by hand: (1, 2, 3) is logical 1*12 + 2*4 + 3 = 23,
+    # stored at 1*1 + 2*8 + 3*2 = 23 as well; (0, 1, 0) is 4, stored at 8.
+    assert struct.unpack_from("<I", data, 8 * 4)[0] == element(state, 4)
+
+
+def test_eight_dimensions(tmp_path):
+    sizes = [2, 1, 3, 1, 2, 1, 1, 3]
+    state = [9, 0, 0, 0, 1, 1]
+    lines, data = generate_file(tmp_path, "r8.bin", "--sizes", csv(sizes), "--state", words(state))
+    assert lines == [state_line(advanced(state, 36))]
+    assert data == expected_buffer(state, sizes)
+
+
+# ---------------------------------------------------------------------------
+# Threads and targets never change values
+
+
+BIG_SIZES = "999,1001"  # about 4 MB: enough to be cut into tasks; odd tail
+
+
+def test_threads_do_not_change_values(tmp_path):
+    results = [generate_file(tmp_path, "t%d.bin" % t, "--sizes", BIG_SIZES, "--seed", "77",
+                             "--threads", t) for t in (1, 2, 3)]
+    assert results[0] == results[1] == results[2]
+    lines, data = results[0]
+    state = [0, 0, 0, 0, 77, 0]
+    n = 999 * 1001
+    assert lines == [state_line(advanced(state, n))]
+    for e in (0, 1, 5, 1000, 500000, n - 3, n - 1):
+        assert struct.unpack_from("<I", data, 4 * e)[0] == element(state, e)
+
+
+def test_every_supported_target_gives_identical_files(tmp_path):
+    targets = supported_targets()
+    assert "SCALAR" in targets
+    big = {t: generate_file(tmp_path, t + ".bin", "--sizes", BIG_SIZES, "--seed", "77",
+                            "--target", t) for t in targets}
+    baseline = big["SCALAR"]
+    for t, result in big.items():
+        assert result == baseline, "%s differs from SCALAR" % t
+    # A small strided tensor with padding and row lengths that are not a
+    # multiple of any vector width, checked against the reference per target.
+    state = [0xFFFFFFF0, MASK32, 0, 0, 0x1234, 0x5678]
+    expected = expected_buffer(state, [5, 37], [40, 1], pad=0xEE)
+    for t in targets:
+        _, data = generate_file(tmp_path, t + "-s.bin", "--sizes", "5,37", "--strides", "40,1",
+                                "--pad-byte", "0xee", "--state", words(state), "--target", t)
+        assert data == expected, t
+
+
+def test_target_names_ignore_case(tmp_path):
+    lines = ok("generate", "--sizes", "10", "--target", "scalar")
+    assert lines == [state_line([3, 0, 0, 0, 0, 0])]
+
+
+# ---------------------------------------------------------------------------
+# targets
+
+
+def test_targets_format():
+    lines = ok("targets")
+    assert lines, "no targets listed"
+    for line in lines:
+        assert TARGET_LINE_RE.match(line), line
+    assert sum(line.endswith(" active") for line in lines) == 1
+    assert "SCALAR supported" in [line.replace(" active", "") for line in lines]
+
+
+def test_targets_with_forced_target():
+    table = target_table(env={"RANDTENSOR_TARGET": "SCALAR"})
+    assert table["SCALAR"] == (True, True)
+    assert sum(active for _, active in table.values()) == 1
+
+
+def test_targets_with_bad_environment_lists_none_active():
+    result = run("targets", env={"RANDTENSOR_TARGET": "bogus"})
+    assert result.returncode == 2
+    lines = result.stdout.splitlines()
+    assert lines and all(TARGET_LINE_RE.match(line) for line in lines)
+    assert not any(line.endswith(" active") for line in lines)
+    assert result.stderr.count("\n") == 1 and "RANDTENSOR_TARGET" in result.stderr
+
+
+def test_unknown_target_is_an_error(tmp_path):
+    out = tmp_path / "x.bin"
+    result = run("generate", "--sizes", "10", "--target", "NEON9000", "--out", out)
+    assert_usage_error(result, r"--target|NEON9000")
+    assert not out.exists()
+
+
+def test_bad_environment_target_is_an_error(tmp_path):
+    out = tmp_path / "x.bin"
+    result = run("generate", "--sizes", "10", "--out", out, env={"RANDTENSOR_TARGET": "bogus"})
+    assert_usage_error(result, r"RANDTENSOR_TARGET")
+    assert not out.exists()
+
+
+def test_target_option_overrides_bad_environment():
+    lines = ok("generate", "--sizes", "10", "--target", "SCALAR",
+               env={"RANDTENSOR_TARGET": "bogus"})
+    assert lines == [state_line([3, 0, 0, 0, 0, 0])]
+
+
+# ---------------------------------------------------------------------------
+# Bad arguments
+
+
+BAD_ARGUMENTS = [
+    # (arguments after `generate`, a regex the message must match: the flag or field)
+    pytest.param(["--sizes", "0"], r"Sizes\[0\]", id="zero-size"),
+    pytest.param(["--sizes", "3,0,2"], r"Sizes\[1\]", id="zero-size-inner"),
+    pytest.param(["--sizes", "1,1,1,1,1,1,1,1,1"], r"DimensionCount", id="nine-dims"),
+    pytest.param(["--sizes", "2,3,4", "--strides", "12,1"], r"--strides.*2.*--sizes.*3",
+                 id="strides-count"),
+    pytest.param(["--sizes", "3,3", "--strides", "0,1"], r"Strides", id="zero-stride"),
+    pytest.param(["--sizes", "3,3", "--strides", "2,1"], r"Strides", id="overlap"),
+    pytest.param(["--sizes", "3,5", "--strides", "8,1", "--total-bytes", "80"],
+                 r"TotalTensorSizeInBytes|--total-bytes", id="total-below-min"),
+    pytest.param(["--sizes", "3,x"], r"--sizes", id="non-numeric"),
+    pytest.param(["--sizes", "3,,4"], r"--sizes", id="empty-item"),
+    pytest.param(["--sizes", "3,"], r"--sizes", id="trailing-comma"),
+    pytest.param(["--sizes", "10abc"], r"--sizes", id="trailing-junk"),
+    pytest.param(["--sizes", " 10"], r"--sizes", id="leading-space"),
+    pytest.param(["--sizes", "+10"], r"--sizes", id="plus-sign"),
+    pytest.param(["--sizes", "0x"], r"--sizes", id="bare-hex-prefix"),
+    pytest.param(["--sizes", "-3"], r"--sizes", id="negative-size"),
+    pytest.param(["--sizes", "4294967296"], r"--sizes", id="size-over-32-bits"),
+    pytest.param(["--sizes", "3", "--strides", "0x100000000"], r"--strides",
+                 id="stride-over-32-bits"),
+    pytest.param(["--sizes", "99999999999999999999"], r"--sizes", id="size-over-64-bits"),
+    pytest.param(["--sizes", "65536,65537"], r"Sizes", id="too-many-elements"),
+    pytest.param(["--sizes", "4", "--seed", "-1"], r"--seed", id="negative-seed"),
+    pytest.param(["--sizes", "4", "--seed", "12z"], r"--seed", id="seed-junk"),
+    pytest.param(["--sizes", "4", "--seed", "18446744073709551616"], r"--seed",
+                 id="seed-overflow"),
+    pytest.param(["--sizes", "4", "--state", "0,0,0,0,0,0x100000000"], r"--state",
+                 id="state-word-over-32-bits"),
+    pytest.param(["--sizes", "4", "--state", "0,0,0,0,0"], r"--state", id="state-five-words"),
+    pytest.param(["--sizes", "4", "--state", "0,0,0,0,0,0,0"], r"--state",
+                 id="state-seven-words"),
+    pytest.param(["--sizes", "4", "--state", "0,0,0,0,0,0", "--seed", "1"], r"--state.*--seed",
+                 id="state-and-seed"),
+    pytest.param(["--sizes", "4", "--bogus", "1"], r"--bogus", id="unknown-option"),
+    pytest.param(["--sizes", "4", "-x"], r"-x", id="unknown-short-option"),
+    pytest.param(["--sizes", "4", "stray"], r"stray", id="stray-word"),
+    pytest.param(["--sizes"], r"--sizes", id="missing-value-at-end"),
+    pytest.param(["--sizes", "--seed", "1"], r"--sizes", id="missing-value-before-option"),
+    pytest.param(["--sizes=", "--seed", "1"], r"--sizes", id="empty-value"),
+    pytest.param(["--seed", "1"], r"--sizes", id="no-sizes"),
+    pytest.param(["--sizes", "4", "--sizes", "5"], r"--sizes", id="duplicate"),
+    pytest.param(["--sizes", "4", "--pad-byte", "256"], r"--pad-byte", id="pad-byte-256"),
+    pytest.param(["--sizes", "4", "--repeat", "0"], r"--repeat", id="repeat-zero"),
+    pytest.param(["--sizes", "4", "--threads", "0"], r"--threads", id="threads-zero"),
+    pytest.param(["--sizes", "4", "--threads", "0x100000000"], r"--threads",
+                 id="threads-over-32-bits"),
+    pytest.param(["--sizes", "4", "--total-bytes", "lots"], r"--total-bytes",
+                 id="total-bytes-junk"),
+]
+
+
+@pytest.mark.parametrize("arguments,pattern", BAD_ARGUMENTS)
+def test_bad_arguments(tmp_path, arguments, pattern):
+    out = tmp_path / "out.bin"
+    result = run("generate", *arguments, "--out", out)
+    assert_usage_error(result, pattern)
+    assert not out.exists()
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_missing_out_value_creates_nothing(tmp_path):
+    result = subprocess.run([cli_path(), "generate", "--sizes", "4", "--out"], cwd=tmp_path,
+                            capture_output=True, text=True, timeout=60)
+    assert_usage_error(result, r"--out")
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("args", [["frobnicate"], ["targets", "extra"], ["--bogus"]])
+def test_bad_commands(args):
+    assert_usage_error(run(*args))
+
+
+def test_invalid_descriptor_leaves_existing_file_alone(tmp_path):
+    out = tmp_path / "keep.bin"
+    out.write_bytes(b"precious")
+    assert_usage_error(run("generate", "--sizes", "3,3", "--strides", "2,1", "--out", out),
+                       r"Strides")
+    assert out.read_bytes() == b"precious"
+
+
+# ---------------------------------------------------------------------------
+# Write failures
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+def test_write_failure_exits_1_and_keeps_devices():
+    result = run("generate", "--sizes", "100000", "--out", "/dev/full")
+    assert result.returncode == 1
+    assert result.stdout == ""
+    assert result.stderr.count("\n") == 1 and "/dev/full" in result.stderr
+    # The tool removes partial *files*; a device must survive.
+    assert stat.S_ISCHR(os.stat("/dev/full").st_mode)
+
+
+def test_partial_file_is_removed(tmp_path):
+    def small_file_limit():
+        # Ignore SIGXFSZ so the write fails with EFBIG instead of killing the tool.
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))
+
+    out = tmp_path / "partial.bin"
+    result = run("generate", "--sizes", "100000", "--out", out, preexec_fn=small_file_limit)
+    assert result.returncode == 1, result.stderr
+    assert result.stdout == ""
+    assert result.stderr.count("\n") == 1 and "partial.bin" in result.stderr
+    assert not out.exists()
+
+
+def test_unopenable_output_exits_1(tmp_path):
+    result = run("generate", "--sizes", "4", "--out", tmp_path / "no" / "such" / "dir.bin")
+    assert result.returncode == 1
+    assert result.stdout == "" and result.stderr.count("\n") == 1
+
+
+def test_unallocatable_buffer_exits_1(tmp_path):
+    out = tmp_path / "huge.bin"
+    result = run("generate", "--sizes", "4", "--total-bytes", "0xffffffffffffff00", "--out", out)
+    assert result.returncode == 1, result.stderr
+    assert result.stdout == "" and result.stderr.count("\n") == 1
+    assert not out.exists()
+
+
+# ---------------------------------------------------------------------------
+# Timing, help, version
+
+
+def test_repeat_prints_gbps_and_state_after_one_call(tmp_path):
+    state = [100, 0, 0, 0, 1, 2]
+    lines, data = generate_file(tmp_path, "r.bin", "--sizes", "1000", "--repeat", "3",
+                                "--state", words(state))
+    assert len(lines) == 2
+    assert lines[0] == state_line(advanced(state, 1000))  # one call, not four
+    gbps = GBPS_RE.match(lines[1])
+    assert gbps and float(gbps.group(1)) > 0, lines[1]
+    assert data == expected_buffer(state, [1000])
+
+
+def test_repeat_without_out():
+    lines = ok("generate", "--sizes", "7", "--repeat", "1")
+    assert lines[0] == state_line([2, 0, 0, 0, 0, 0])
+    assert GBPS_RE.match(lines[1])
+
+
+def test_equals_form():
+    assert ok("generate", "--sizes=10", "--seed=0") == [state_line([3, 0, 0, 0, 0, 0])]
+
+
+@pytest.mark.parametrize("args", [["--help"], ["-h"], ["generate", "--help"]])
+def test_help(args):
+    result = run(*args)
+    assert result.returncode == 0 and result.stderr == ""
+    assert "generate" in result.stdout and "--sizes" in result.stdout
+    assert "--repeat" in result.stdout
+
+
+def test_version():
+    lines = ok("--version")
+    assert len(lines) == 1 and re.match(r"^randtensor \d+\.\d+\.\d+", lines[0]), lines

@@ -1,0 +1,464 @@
+// randtensor: fill a tensor with Philox4x32-10 random numbers from the shell.
+//
+// The tool is a thin shell around the DirectML-shaped entry point
+// (randtensor/directml.h): `generate` builds the same descriptors a DirectML
+// program would, so what it accepts, rejects and produces is exactly what
+// ExecuteRandomGenerator does. The library never prints; everything the user
+// sees is printed here.
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <filesystem>
+#include <memory>
+#include <new>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "randtensor/directml.h"
+#include "randtensor/fill.h"
+#include "randtensor/philox.h"
+#include "randtensor/status.h"
+#include "randtensor/targets.h"
+#include "tools/cli_args.h"
+
+#ifndef RANDTENSOR_VERSION
+#error "RANDTENSOR_VERSION must be defined (tools/CMakeLists.txt passes PROJECT_VERSION)"
+#endif
+
+namespace randtensor_cli {
+namespace {
+
+namespace dml = randtensor::dml;
+using randtensor::PhiloxState;
+using randtensor::Status;
+
+constexpr char kUsage[] =
+    "usage:\n"
+    "  randtensor                 run the DirectML seed's worked example and time it\n"
+    "  randtensor generate --sizes S0,S1,... [options]\n"
+    "  randtensor targets         list the compiled SIMD targets\n"
+    "  randtensor --help | --version\n"
+    "\n"
+    "generate fills a UINT32 tensor with Philox4x32-10 random bits exactly as\n"
+    "DirectML's DML_RANDOM_GENERATOR does, and prints the output state:\n"
+    "  state: 0x........ (six words: counter bits 0-31 ... 96-127, key k0, k1)\n"
+    "\n"
+    "options (numbers are decimal or 0x-hex):\n"
+    "  --sizes S0,S1,...     1 to 8 sizes, each >= 1, at most 2^32-1 elements\n"
+    "  --strides T0,T1,...   strides in elements, one per size (default: packed)\n"
+    "  --total-bytes B       TotalTensorSizeInBytes (default: the minimum)\n"
+    "  --state W0,...,W5     the input state, six 32-bit words in DirectML order\n"
+    "  --seed N              64-bit seed: key = (N mod 2^32, N >> 32), counter 0\n"
+    "                        (default: --seed 0; give --state or --seed, not both)\n"
+    "  --threads T           use at most T threads (default: the library's)\n"
+    "  --target NAME         force a SIMD target (see `randtensor targets`)\n"
+    "  --out FILE            write the raw buffer: TotalTensorSizeInBytes bytes,\n"
+    "                        little-endian, padding bytes set to --pad-byte\n"
+    "  --pad-byte X          value of the padding bytes in --out (0 to 255, default 0)\n"
+    "  --repeat R            after one warm-up call, time R calls into the same\n"
+    "                        buffer and print `GBps: <4 * elements / median seconds\n"
+    "                        per call / 1e9>`. Every call starts from the same input\n"
+    "                        state (the operator is a pure function of it), so the\n"
+    "                        state printed is the state after ONE call.\n"
+    "\n"
+    "Invalid arguments exit with status 2 and one line on stderr, before any file\n"
+    "is created; a failure to write --out exits with status 1.\n"
+    "The environment variable RANDTENSOR_TARGET forces a target as --target does.\n";
+
+// The seed page's worked example (SPEC.md section 3): counter
+// 0x48656c6c'6f46726f'6d536561'74746c65, key 0, sizes {3,3,20,7219}.
+constexpr PhiloxState kExampleState = {{0x74746c65u, 0x6d536561u, 0x6f46726fu, 0x48656c6cu, 0, 0}};
+constexpr uint32_t kExampleSizes[] = {3, 3, 20, 7219};
+// Enough calls for a stable median while the whole run stays well under a second.
+constexpr uint32_t kExampleRepeat = 20;
+// Upper bounds that only stop typos: a million timed calls is already hours
+// for a large tensor.
+constexpr uint64_t kMaxRepeat = 1000000;
+
+std::string Message(const Status& status) { return status.message(); }
+
+// What `generate` was asked to do, parsed and range-checked.
+struct GenerateArgs {
+  std::vector<uint32_t> sizes;
+  std::optional<std::vector<uint32_t>> strides;
+  std::optional<uint64_t> total_bytes;
+  PhiloxState state = PhiloxState::FromSeed(0);
+  uint32_t threads = 0;  // 0: the library's default
+  std::optional<std::string> target;
+  std::optional<std::string> out;
+  uint8_t pad_byte = 0;
+  uint32_t repeat = 0;        // 0: no timing
+  bool print_target = false;  // the no-argument example also says which target ran
+};
+
+// ---------------------------------------------------------------------------
+// DirectML descriptors
+
+// One DML_RANDOM_GENERATOR operator with its state tensors and output tensor,
+// owning the arrays the descriptors point into (hence not copyable).
+class RandomGenerator {
+ public:
+  RandomGenerator(const std::vector<uint32_t>& sizes,
+                  const std::optional<std::vector<uint32_t>>& strides, uint64_t total_bytes)
+      : sizes_(sizes), strides_(strides.value_or(std::vector<uint32_t>())) {
+    output_ = {dml::DML_TENSOR_DATA_TYPE_UINT32,
+               dml::DML_TENSOR_FLAG_NONE,
+               static_cast<dml::UINT>(sizes_.size()),
+               sizes_.data(),
+               strides.has_value() ? strides_.data() : nullptr,
+               total_bytes,
+               0};
+    state_ = {dml::DML_TENSOR_DATA_TYPE_UINT32,
+              dml::DML_TENSOR_FLAG_NONE,
+              4,
+              kStateSizes,
+              nullptr,
+              sizeof(PhiloxState),
+              0};
+    state_tensor_ = {dml::DML_TENSOR_TYPE_BUFFER, &state_};
+    output_tensor_ = {dml::DML_TENSOR_TYPE_BUFFER, &output_};
+    desc_ = {&state_tensor_, &output_tensor_, &state_tensor_,
+             dml::DML_RANDOM_GENERATOR_TYPE_PHILOX_4X32_10};
+  }
+  RandomGenerator(const RandomGenerator&) = delete;
+  RandomGenerator& operator=(const RandomGenerator&) = delete;
+
+  uint64_t total_bytes() const { return output_.TotalTensorSizeInBytes; }
+
+  // Checks the descriptors without touching any output memory, so that an
+  // invalid one is reported before the (possibly huge) buffer is allocated.
+  // The library has no validate-only call, so this binds the output to a
+  // probe address that is deliberately misaligned: ExecuteRandomGenerator
+  // checks the operator description before the bindings (as DirectML checks
+  // it at CreateOperator, before anything is bound), so it either reports the
+  // description's error or stops at the probe with kMisaligned, a code the
+  // description cannot produce here because GuaranteedBaseOffsetAlignment is
+  // 0. The probe lies in the never-mapped first page, so even a library that
+  // skipped the check would fault rather than corrupt memory.
+  Status Validate(const PhiloxState& in) const {
+    PhiloxState out;
+    const dml::DML_BUFFER_BINDING probe = {reinterpret_cast<void*>(uintptr_t{1}),
+                                           output_.TotalTensorSizeInBytes};
+    const Status status = Execute(probe.Data, in, &out, randtensor::FillOptions());
+    return status.code() == randtensor::StatusCode::kMisaligned ? Status() : status;
+  }
+
+  Status Execute(void* data, const PhiloxState& in, PhiloxState* out,
+                 const randtensor::FillOptions& options) const {
+    // Bindings are mutable in DirectML's shape; the input state is only read.
+    const dml::DML_BUFFER_BINDING in_binding = {const_cast<PhiloxState*>(&in), sizeof(in)};
+    const dml::DML_BUFFER_BINDING out_binding = {data, output_.TotalTensorSizeInBytes};
+    const dml::DML_BUFFER_BINDING state_binding = {out, sizeof(*out)};
+    return dml::ExecuteRandomGenerator(desc_, in_binding, out_binding, &state_binding, options);
+  }
+
+ private:
+  static constexpr dml::UINT kStateSizes[4] = {1, 1, 1, 6};
+
+  std::vector<uint32_t> sizes_;
+  std::vector<uint32_t> strides_;
+  dml::DML_BUFFER_TENSOR_DESC output_;
+  dml::DML_BUFFER_TENSOR_DESC state_;
+  dml::DML_TENSOR_DESC state_tensor_;
+  dml::DML_TENSOR_DESC output_tensor_;
+  dml::DML_RANDOM_GENERATOR_OPERATOR_DESC desc_;
+};
+
+// TotalTensorSizeInBytes: the user's, or DirectML's minimum. When the minimum
+// cannot be computed the descriptor is invalid; 0 then lets Validate() report
+// the problem in the operator's own words ("OutputTensor.Sizes[1] = 0 ...").
+uint64_t TotalBytes(const GenerateArgs& args, std::string* calc_error) {
+  if (args.total_bytes.has_value()) return *args.total_bytes;
+  uint64_t bytes = 0;
+  const Status status = dml::CalcBufferTensorSizeChecked(
+      dml::DML_TENSOR_DATA_TYPE_UINT32, static_cast<dml::UINT>(args.sizes.size()),
+      args.sizes.data(), args.strides.has_value() ? args.strides->data() : nullptr, &bytes);
+  if (!status.ok()) {
+    *calc_error = Message(status);
+    return 0;
+  }
+  return bytes;
+}
+
+// ---------------------------------------------------------------------------
+// Output buffer and file
+
+// A 64-byte aligned byte buffer: a cache line and an AVX-512 vector, so
+// timings do not depend on where the allocator happened to put it.
+class Buffer {
+ public:
+  explicit Buffer(uint64_t bytes) : size_(bytes) {
+    constexpr uint64_t kAlign = 64;
+    // aligned_alloc wants a multiple of the alignment; it cannot be 0 either.
+    if (bytes <= SIZE_MAX - kAlign) {
+      const size_t rounded =
+          static_cast<size_t>((std::max<uint64_t>(bytes, 1) + kAlign - 1) / kAlign * kAlign);
+      data_.reset(static_cast<uint8_t*>(std::aligned_alloc(kAlign, rounded)));
+    }
+    if (data_ == nullptr) {
+      Fail(kExitFailure,
+           "cannot allocate " + std::to_string(bytes) + " bytes for the output buffer");
+    }
+  }
+  uint8_t* data() const { return data_.get(); }
+  size_t size() const { return static_cast<size_t>(size_); }
+
+ private:
+  struct Free {
+    void operator()(uint8_t* p) const { std::free(p); }
+  };
+  uint64_t size_;
+  std::unique_ptr<uint8_t, Free> data_;
+};
+
+// Removes a partly written output file. Only a regular file: --out may name a
+// device (/dev/full, /dev/stdout) that must never be unlinked.
+void RemovePartialFile(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::symlink_status(path, ec).type() == std::filesystem::file_type::regular) {
+    std::filesystem::remove(path, ec);
+  }
+}
+
+void WriteFile(const std::string& path, const uint8_t* data, size_t size) {
+  std::FILE* file = std::fopen(path.c_str(), "wb");
+  if (file == nullptr) {
+    Fail(kExitFailure, "--out: cannot open '" + path + "': " + std::strerror(errno));
+  }
+  const bool written = std::fwrite(data, 1, size, file) == size;
+  int error = errno;
+  // fclose flushes, so a full disk often shows up only here.
+  const bool closed = std::fclose(file) == 0;
+  if (written && !closed) error = errno;
+  if (!written || !closed) {
+    RemovePartialFile(path);
+    Fail(kExitFailure, "--out: writing '" + path + "' failed: " + std::strerror(error));
+  }
+}
+
+// ---------------------------------------------------------------------------
+// generate
+
+// Median wall time of `repeat` calls of `call`, in seconds.
+template <typename Call>
+double MedianSeconds(uint32_t repeat, const Call& call) {
+  std::vector<double> seconds(repeat);
+  for (double& s : seconds) {
+    const auto start = std::chrono::steady_clock::now();
+    call();
+    s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  }
+  std::sort(seconds.begin(), seconds.end());
+  const size_t mid = seconds.size() / 2;
+  return seconds.size() % 2 == 1 ? seconds[mid] : (seconds[mid - 1] + seconds[mid]) / 2;
+}
+
+uint64_t ElementCount(const std::vector<uint32_t>& sizes) {
+  uint64_t n = 1;
+  for (uint32_t s : sizes) n *= s;  // validated: at most 2^32 - 1
+  return n;
+}
+
+// Applies --target, then makes sure a target is usable: a bad
+// RANDTENSOR_TARGET is reported here, before any work.
+void SelectTarget(const std::optional<std::string>& target) {
+  if (target.has_value()) {
+    const Status status = randtensor::SetTarget(target->c_str());
+    if (!status.ok()) Fail(kExitUsage, "--target: " + Message(status));
+  }
+  randtensor::TargetInfo active;
+  const Status status = randtensor::GetActiveTarget(&active);
+  if (!status.ok()) Fail(kExitUsage, Message(status));
+}
+
+std::string FormatState(const PhiloxState& state) {
+  char line[80];
+  std::snprintf(line, sizeof(line), "state: 0x%08x 0x%08x 0x%08x 0x%08x 0x%08x 0x%08x",
+                state.words[0], state.words[1], state.words[2], state.words[3], state.words[4],
+                state.words[5]);
+  return line;
+}
+
+int Generate(const GenerateArgs& args) {
+  SelectTarget(args.target);
+  std::string calc_error;
+  const RandomGenerator generator(args.sizes, args.strides, TotalBytes(args, &calc_error));
+  Status status = generator.Validate(args.state);
+  if (!status.ok()) Fail(kExitUsage, Message(status));
+  if (!calc_error.empty()) Fail(kExitUsage, calc_error);  // not expected: Validate agrees
+
+  // Padding is never written by the library, so setting the whole buffer to
+  // the pad byte first leaves exactly the padding with that value.
+  Buffer buffer(generator.total_bytes());
+  std::memset(buffer.data(), args.pad_byte, buffer.size());
+
+  randtensor::FillInfo info;
+  randtensor::FillOptions options;
+  options.threads = args.threads;
+  options.info = &info;
+  PhiloxState state_out;
+  status = generator.Execute(buffer.data(), args.state, &state_out, options);
+  if (!status.ok()) Fail(kExitUsage, Message(status));
+
+  double gbps = 0;
+  if (args.repeat > 0) {
+    // The call above was the warm-up (page faults, thread start-up). Every
+    // timed call reads the same input state and rewrites the same values.
+    PhiloxState scratch;
+    const double seconds = MedianSeconds(args.repeat, [&] {
+      const Status s = generator.Execute(buffer.data(), args.state, &scratch, options);
+      if (!s.ok()) Fail(kExitFailure, Message(s));
+    });
+    const double bytes = 4.0 * static_cast<double>(ElementCount(args.sizes));
+    // steady_clock ticks in nanoseconds; a zero median would only mean "faster
+    // than the clock", so count it as one tick rather than divide by zero.
+    gbps = bytes / std::max(seconds, 1e-9) / 1e9;
+  }
+
+  if (args.out.has_value()) WriteFile(*args.out, buffer.data(), buffer.size());
+
+  // Print only at the end: on any failure above stdout stays empty.
+  std::printf("%s\n", FormatState(state_out).c_str());
+  if (args.repeat > 0) std::printf("GBps: %.4g\n", gbps);
+  if (args.print_target) std::printf("target: %s\n", info.target);
+  return kExitOk;
+}
+
+// --state (six words) or --seed (PhiloxState::FromSeed); default --seed 0.
+PhiloxState ParseInputState(const Options& options) {
+  if (options.Has("--state") && options.Has("--seed")) {
+    Fail(kExitUsage, "--state and --seed cannot both be given");
+  }
+  if (options.Has("--seed")) {
+    return PhiloxState::FromSeed(ParseNumber("--seed", options.Get("--seed"), UINT64_MAX));
+  }
+  PhiloxState state = PhiloxState::FromSeed(0);
+  if (options.Has("--state")) {
+    const std::vector<uint32_t> words = ParseUint32List("--state", options.Get("--state"));
+    if (words.size() != 6) {
+      Fail(kExitUsage, "--state has " + std::to_string(words.size()) +
+                           " values; it needs 6 (counter words 0-3, key words 0-1)");
+    }
+    std::copy(words.begin(), words.end(), state.words);
+  }
+  return state;
+}
+
+// The arguments of `generate`, or nothing when they ask for --help.
+std::optional<GenerateArgs> ParseGenerateArgs(const std::vector<std::string>& words) {
+  const Options options(words, {"--sizes", "--strides", "--total-bytes", "--state", "--seed",
+                                "--threads", "--target", "--out", "--pad-byte", "--repeat"});
+  if (options.help()) return std::nullopt;
+  GenerateArgs args;
+  if (!options.Has("--sizes")) Fail(kExitUsage, "generate needs --sizes");
+  args.sizes = ParseUint32List("--sizes", options.Get("--sizes"));
+  if (options.Has("--strides")) {
+    args.strides = ParseUint32List("--strides", options.Get("--strides"));
+    if (args.strides->size() != args.sizes.size()) {
+      Fail(kExitUsage, "--strides has " + std::to_string(args.strides->size()) +
+                           " values but --sizes has " + std::to_string(args.sizes.size()));
+    }
+  }
+  if (options.Has("--total-bytes")) {
+    args.total_bytes = ParseNumber("--total-bytes", options.Get("--total-bytes"), UINT64_MAX);
+  }
+  args.state = ParseInputState(options);
+  if (options.Has("--threads")) {
+    args.threads =
+        static_cast<uint32_t>(ParseNumber("--threads", options.Get("--threads"), UINT32_MAX));
+    if (args.threads == 0) Fail(kExitUsage, "--threads: must be at least 1");
+  }
+  if (options.Has("--target")) args.target = options.Get("--target");
+  if (options.Has("--out")) args.out = options.Get("--out");
+  if (options.Has("--pad-byte")) {
+    args.pad_byte = static_cast<uint8_t>(ParseNumber("--pad-byte", options.Get("--pad-byte"), 255));
+  }
+  if (options.Has("--repeat")) {
+    args.repeat =
+        static_cast<uint32_t>(ParseNumber("--repeat", options.Get("--repeat"), kMaxRepeat));
+    if (args.repeat == 0) Fail(kExitUsage, "--repeat: must be at least 1");
+  }
+  return args;
+}
+
+// ---------------------------------------------------------------------------
+// targets and the example
+
+int ListTargets() {
+  for (int i = 0; i < randtensor::TargetCount(); ++i) {
+    randtensor::TargetInfo target;
+    const Status status = randtensor::GetTarget(i, &target);
+    if (!status.ok()) Fail(kExitFailure, Message(status));
+    std::printf("%s %s%s\n", target.name, target.supported ? "supported" : "unsupported",
+                target.active ? " active" : "");
+  }
+  randtensor::TargetInfo active;
+  const Status status = randtensor::GetActiveTarget(&active);
+  if (!status.ok()) {
+    std::fflush(stdout);  // the list first, then the reason none is active
+    Fail(kExitUsage, Message(status));
+  }
+  return kExitOk;
+}
+
+int RunExample() {
+  GenerateArgs args;
+  args.sizes.assign(std::begin(kExampleSizes), std::end(kExampleSizes));
+  args.state = kExampleState;
+  args.repeat = kExampleRepeat;
+  args.print_target = true;
+  return Generate(args);
+}
+
+int Run(const std::vector<std::string>& words) {
+  if (words.empty()) return RunExample();
+  const std::string& command = words[0];
+  const std::vector<std::string> rest(words.begin() + 1, words.end());
+  if (command == "-h" || command == "--help") {
+    std::fputs(kUsage, stdout);
+    return kExitOk;
+  }
+  if (command == "--version") {
+    std::printf("randtensor %s\n", RANDTENSOR_VERSION);
+    return kExitOk;
+  }
+  if (command == "generate") {
+    const std::optional<GenerateArgs> args = ParseGenerateArgs(rest);
+    if (!args.has_value()) {
+      std::fputs(kUsage, stdout);
+      return kExitOk;
+    }
+    return Generate(*args);
+  }
+  if (command == "targets") {
+    if (!rest.empty()) Fail(kExitUsage, "targets takes no arguments (got '" + rest[0] + "')");
+    return ListTargets();
+  }
+  Fail(kExitUsage, "unknown command '" + command + "' (try randtensor --help)");
+}
+
+}  // namespace
+}  // namespace randtensor_cli
+
+int main(int argc, char** argv) {
+  using randtensor_cli::kExitFailure;
+  try {
+    return randtensor_cli::Run(std::vector<std::string>(argv + 1, argv + argc));
+  } catch (const randtensor_cli::CliError& error) {
+    std::fprintf(stderr, "randtensor: %s\n", error.message.c_str());
+    return error.exit_code;
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "randtensor: out of memory\n");
+    return kExitFailure;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "randtensor: %s\n", e.what());
+    return kExitFailure;
+  }
+}

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Builds randtensor with every test enabled and runs the whole suite.
+# Usage: scripts/test.sh [build-dir]      (default: build-test)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build="${1:-build-test}"
+jobs="$(nproc)"
+
+# Debian's interpreter has python3-pytest; a pyenv or venv python3 earlier on
+# PATH may not.
+python=/usr/bin/python3
+[ -x "$python" ] || python="$(command -v python3)"
+
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DPython3_EXECUTABLE="$python"
+cmake --build "$build" -j "$jobs"
+ctest --test-dir "$build" --output-on-failure -j "$jobs"

@@ -1,0 +1,445 @@
+// Test helpers: an independent oracle and the plumbing to compare fills with it.
+//
+// Nothing here calls randtensor's philox.h arithmetic. Values come from
+// Random123 (librandom123-dev), counters are added with the compiler's
+// unsigned 128-bit integers, and the oracle places values one element at a
+// time with the plainest loop there is: for every logical element e (row-major,
+// last dimension fastest), offset = sum_d idx[d] * stride[d], value = word
+// (off + e) % 4 of Philox(C + (off + e) / 4, key).
+#ifndef RANDTENSOR_TESTS_TEST_UTIL_H_
+#define RANDTENSOR_TESTS_TEST_UTIL_H_
+
+#include <Random123/philox.h>
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "randtensor/fill.h"
+#include "randtensor/philox.h"
+#include "randtensor/status.h"
+#include "randtensor/targets.h"
+
+namespace rt_test {
+
+using randtensor::FillInfo;
+using randtensor::FillOptions;
+using randtensor::PhiloxState;
+using randtensor::StoreMode;
+
+__extension__ typedef unsigned __int128 u128;
+
+// ------------------------------------------------------------ 128-bit words
+
+inline u128 ToU128(const uint32_t w[4]) {
+  return (u128{w[3]} << 96) | (u128{w[2]} << 64) | (u128{w[1]} << 32) | u128{w[0]};
+}
+
+inline std::array<uint32_t, 4> FromU128(u128 v) {
+  return {static_cast<uint32_t>(v), static_cast<uint32_t>(v >> 32),
+          static_cast<uint32_t>(v >> 64), static_cast<uint32_t>(v >> 96)};
+}
+
+// The state whose counter is `state`'s plus `blocks` (mod 2^128), key copied.
+inline PhiloxState StatePlusBlocks(const PhiloxState& state, u128 blocks) {
+  const std::array<uint32_t, 4> c = FromU128(ToU128(state.words) + blocks);
+  return PhiloxState{{c[0], c[1], c[2], c[3], state.words[4], state.words[5]}};
+}
+
+// The output state after consuming `elements` elements: C + ceil(elements / 4).
+inline PhiloxState ExpectedOutState(const PhiloxState& state, u128 elements) {
+  return StatePlusBlocks(state, (elements + 3) / 4);
+}
+
+inline std::string Hex(uint32_t v) {
+  char buf[16];
+  std::snprintf(buf, sizeof(buf), "%08x", v);
+  return buf;
+}
+
+inline std::string StateString(const PhiloxState& s) {
+  std::string out = "{";
+  for (int i = 0; i < 6; ++i) out += (i ? " " : "") + Hex(s.words[i]);
+  return out + "}";
+}
+
+inline ::testing::AssertionResult StatesEqual(const PhiloxState& actual,
+                                              const PhiloxState& expected) {
+  if (std::memcmp(actual.words, expected.words, sizeof(actual.words)) == 0) {
+    return ::testing::AssertionSuccess();
+  }
+  return ::testing::AssertionFailure() << "state " << StateString(actual) << ", expected "
+                                       << StateString(expected);
+}
+
+// ------------------------------------------------------------- Random123
+
+// philox4x32_R(10, ctr, key) from Random123.
+inline std::array<uint32_t, 4> R123Block(const uint32_t ctr[4], uint32_t k0, uint32_t k1) {
+  r123::Philox4x32_R<10>::ctr_type c = {{ctr[0], ctr[1], ctr[2], ctr[3]}};
+  r123::Philox4x32_R<10>::key_type k = {{k0, k1}};
+  const r123::Philox4x32_R<10>::ctr_type r = r123::Philox4x32_R<10>()(c, k);
+  return {r.v[0], r.v[1], r.v[2], r.v[3]};
+}
+
+// Element `e` of the stream that starts at `state`.
+inline uint32_t OracleValue(const PhiloxState& state, uint64_t e) {
+  const std::array<uint32_t, 4> ctr = FromU128(ToU128(state.words) + e / 4);
+  return R123Block(ctr.data(), state.words[4], state.words[5])[e % 4];
+}
+
+// ------------------------------------------------------------- layouts
+
+// A strided tensor layout as the tests describe it: sizes, and strides in
+// elements (empty: packed, passed to randtensor as nullptr).
+struct Shape {
+  std::vector<int64_t> sizes;
+  std::vector<int64_t> strides;  // empty or sizes.size() entries
+
+  int rank() const { return static_cast<int>(sizes.size()); }
+};
+
+inline uint64_t ElementCount(const std::vector<int64_t>& sizes) {
+  uint64_t n = 1;
+  for (int64_t s : sizes) n *= static_cast<uint64_t>(s);
+  return n;
+}
+
+inline std::vector<int64_t> PackedStrides(const std::vector<int64_t>& sizes) {
+  std::vector<int64_t> strides(sizes.size());
+  int64_t step = 1;
+  for (size_t d = sizes.size(); d-- > 0;) {
+    strides[d] = step;
+    step *= sizes[d];
+  }
+  return strides;
+}
+
+inline std::vector<int64_t> EffectiveStrides(const Shape& shape) {
+  return shape.strides.empty() ? PackedStrides(shape.sizes) : shape.strides;
+}
+
+// Lowest and highest element offset (relative to element (0, ..., 0)).
+struct Span {
+  int64_t low = 0;
+  int64_t high = 0;
+  uint64_t elements() const { return static_cast<uint64_t>(high - low + 1); }
+};
+
+inline Span ComputeSpan(const Shape& shape) {
+  const std::vector<int64_t> strides = EffectiveStrides(shape);
+  Span span;
+  for (int d = 0; d < shape.rank(); ++d) {
+    const int64_t extent = (shape.sizes[d] - 1) * strides[d];
+    (extent < 0 ? span.low : span.high) += extent;
+  }
+  return span;
+}
+
+// DMLCalcBufferTensorSize as SPEC.md section 4 writes it, for 4-byte elements:
+// packed: N * 4; strided: (sum_d (s[d] - 1) * |stride[d]| + 1) * 4; rounded up
+// to a multiple of 4; an empty tensor needs no bytes.
+inline uint64_t DmlMinBytes(const Shape& shape) {
+  const uint64_t n = ElementCount(shape.sizes);
+  if (n == 0) return 0;
+  uint64_t bytes = 0;
+  if (shape.strides.empty()) {
+    bytes = n * 4;
+  } else {
+    uint64_t last = 0;
+    for (int d = 0; d < shape.rank(); ++d) {
+      const uint64_t s = static_cast<uint64_t>(shape.strides[d]);
+      const uint64_t magnitude = shape.strides[d] < 0 ? 0 - s : s;  // |INT64_MIN| too
+      last += static_cast<uint64_t>(shape.sizes[d] - 1) * magnitude;
+    }
+    bytes = (last + 1) * 4;
+  }
+  return (bytes + 3) / 4 * 4;
+}
+
+inline std::string VecString(const std::vector<int64_t>& v) {
+  std::ostringstream out;
+  out << "{";
+  for (size_t i = 0; i < v.size(); ++i) out << (i ? "," : "") << v[i];
+  out << "}";
+  return out.str();
+}
+
+// The coordinates of logical element `e` (row-major, last dimension fastest).
+inline std::vector<int64_t> IndexOf(const std::vector<int64_t>& sizes, uint64_t e) {
+  std::vector<int64_t> idx(sizes.size());
+  for (size_t d = sizes.size(); d-- > 0;) {
+    idx[d] = static_cast<int64_t>(e % static_cast<uint64_t>(sizes[d]));
+    e /= static_cast<uint64_t>(sizes[d]);
+  }
+  return idx;
+}
+
+// sum_d idx[d] * stride[d] of logical element `e`.
+inline int64_t OffsetOf(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides,
+                        uint64_t e) {
+  const std::vector<int64_t> idx = IndexOf(sizes, e);
+  int64_t offset = 0;
+  for (size_t d = 0; d < sizes.size(); ++d) offset += idx[d] * strides[d];
+  return offset;
+}
+
+// THE ORACLE. Writes every element of `shape` into `buffer`, whose word
+// `origin` holds element (0, ..., 0). Returns false if an element would land
+// outside the buffer (a broken test, not a broken library).
+inline bool OracleFill(const Shape& shape, const PhiloxState& state, uint64_t element_offset,
+                       std::vector<uint32_t>& buffer, int64_t origin) {
+  const uint64_t n = ElementCount(shape.sizes);
+  const std::vector<int64_t> strides = EffectiveStrides(shape);
+  for (uint64_t e = 0; e < n; ++e) {
+    const int64_t at = origin + OffsetOf(shape.sizes, strides, e);
+    if (at < 0 || at >= static_cast<int64_t>(buffer.size())) return false;
+    buffer[static_cast<size_t>(at)] = OracleValue(state, element_offset + e);
+  }
+  return true;
+}
+
+// Strides of a tensor stored in another dimension order, possibly padded:
+// `order` lists the dimensions from outermost to innermost in memory, the
+// innermost has stride `inner_step`, and each dimension's stride is the next
+// inner one's stride times its size plus `pads[k]` (k: position in `order`,
+// the pad added after walking dimension order[k]). Every such layout is
+// free of overlap: each stride exceeds the reach of all inner ones.
+inline std::vector<int64_t> StoredStrides(const std::vector<int64_t>& sizes,
+                                          const std::vector<int>& order, int64_t inner_step,
+                                          const std::vector<int64_t>& pads) {
+  std::vector<int64_t> strides(sizes.size());
+  int64_t step = inner_step;
+  for (size_t k = order.size(); k-- > 0;) {
+    strides[static_cast<size_t>(order[k])] = step;
+    step = step * sizes[static_cast<size_t>(order[k])] + (pads.empty() ? 0 : pads[k]);
+  }
+  return strides;
+}
+
+inline std::vector<int> IdentityOrder(size_t rank) {
+  std::vector<int> order(rank);
+  for (size_t d = 0; d < rank; ++d) order[d] = static_cast<int>(d);
+  return order;
+}
+
+inline std::vector<int> ReversedOrder(size_t rank) {
+  std::vector<int> order = IdentityOrder(rank);
+  return std::vector<int>(order.rbegin(), order.rend());
+}
+
+// Negates the strides of the dimensions whose bit is set in `mask` (a
+// relabelling of each such dimension: still no overlap).
+inline std::vector<int64_t> FlipSigns(std::vector<int64_t> strides, uint32_t mask) {
+  for (size_t d = 0; d < strides.size(); ++d) {
+    if ((mask >> d) & 1) strides[d] = -strides[d];
+  }
+  return strides;
+}
+
+// ------------------------------------------------------------- guarded buffers
+
+// A position-dependent guard word: a shifted or skipped write cannot restore it.
+inline uint32_t GuardWord(size_t i) {
+  return 0xA5C3E1F7u ^ static_cast<uint32_t>(i * 0x9E3779B1u);
+}
+
+// Storage for a tensor's span with guard words before and after it. `data()`
+// addresses element (0, ..., 0), `span_begin()` the lowest element. The
+// buffer's first span word sits `misalign_bytes` (a multiple of 4, < 64) past a
+// 64-byte boundary.
+class GuardedBuffer {
+ public:
+  static constexpr size_t kGuardWords = 32;
+
+  GuardedBuffer(const Span& span, size_t misalign_bytes = 0) : low_(span.low) {
+    words_.resize(span.elements() + 2 * kGuardWords + 16);
+    const uintptr_t base = reinterpret_cast<uintptr_t>(words_.data());
+    const size_t to64 = ((64 - base % 64) % 64) / 4;  // words to a 64-byte boundary
+    begin_ = to64 + kGuardWords + misalign_bytes / 4;
+    for (size_t i = 0; i < words_.size(); ++i) words_[i] = GuardWord(i);
+  }
+
+  uint32_t* data() { return words_.data() + origin(); }
+  uint32_t* span_begin() { return words_.data() + begin_; }
+  // Index of element (0, ..., 0) in words().
+  int64_t origin() const { return static_cast<int64_t>(begin_) - low_; }
+  // A fresh copy of the guard pattern: the start of every expected buffer.
+  std::vector<uint32_t> Pristine() const {
+    std::vector<uint32_t> out(words_.size());
+    for (size_t i = 0; i < out.size(); ++i) out[i] = GuardWord(i);
+    return out;
+  }
+  const std::vector<uint32_t>& words() const { return words_; }
+
+ private:
+  int64_t low_;
+  size_t begin_ = 0;
+  std::vector<uint32_t> words_;
+};
+
+// Compares two word buffers byte for byte and names the first difference.
+inline ::testing::AssertionResult BuffersEqual(const std::vector<uint32_t>& actual,
+                                               const std::vector<uint32_t>& expected,
+                                               int64_t origin) {
+  if (actual.size() == expected.size() &&
+      std::memcmp(actual.data(), expected.data(), actual.size() * 4) == 0) {
+    return ::testing::AssertionSuccess();
+  }
+  size_t diffs = 0, first = 0;
+  for (size_t i = 0; i < actual.size(); ++i) {
+    if (actual[i] != expected[i] && diffs++ == 0) first = i;
+  }
+  return ::testing::AssertionFailure()
+         << diffs << " words differ; first at word " << first << " (element offset "
+         << static_cast<int64_t>(first) - origin << "): got " << Hex(actual[first])
+         << ", expected " << Hex(expected[first])
+         << (expected[first] == GuardWord(first) ? " (a guard/padding word: must be untouched)"
+                                                  : "");
+}
+
+// ------------------------------------------------------------- one fill case
+
+struct FillCase {
+  Shape shape;
+  PhiloxState state;
+  uint64_t element_offset = 0;
+  uint32_t threads = 1;
+  uint64_t tile_elements = 0;
+  StoreMode stores = StoreMode::kAuto;
+  size_t misalign_bytes = 0;  // of the buffer's first word from a 64-byte boundary
+  uint64_t extra_bytes = 0;   // declared buffer_bytes beyond the minimum (<= 64)
+  randtensor::ParallelFor parallel_for = {};
+
+  std::string Describe() const {
+    std::ostringstream out;
+    out << "sizes " << VecString(shape.sizes) << " strides "
+        << (shape.strides.empty() ? std::string("packed") : VecString(shape.strides))
+        << " state " << StateString(state) << " offset " << element_offset << " threads "
+        << threads << " tile " << tile_elements << " stores " << static_cast<int>(stores)
+        << " misalign " << misalign_bytes << " extra bytes " << extra_bytes;
+    return out.str();
+  }
+};
+
+inline randtensor::TensorDesc DescOf(const Shape& shape) {
+  randtensor::TensorDesc desc;
+  desc.rank = shape.rank();
+  desc.sizes = shape.sizes.empty() ? nullptr : shape.sizes.data();
+  desc.strides = shape.strides.empty() ? nullptr : shape.strides.data();
+  return desc;
+}
+
+// What a fill left behind, for further checks.
+struct FillResult {
+  std::vector<uint32_t> words;  // the whole guarded storage
+  int64_t origin = 0;           // index of element (0, ..., 0) in words
+  PhiloxState out_state;
+  FillInfo info;
+};
+
+// Runs `c` through randtensor::Fill into a guarded buffer of exactly the
+// DirectML minimum size, and checks every byte of storage (span, padding and
+// guards) and the output state against the oracle.
+inline ::testing::AssertionResult CheckFill(const FillCase& c, FillResult* result = nullptr) {
+  const Span span = ComputeSpan(c.shape);
+  GuardedBuffer buffer(span, c.misalign_bytes);
+  FillOptions options;
+  options.element_offset = c.element_offset;
+  options.threads = c.threads;
+  options.tile_elements = c.tile_elements;
+  options.stores = c.stores;
+  options.parallel_for = c.parallel_for;
+  FillResult local;
+  FillResult& r = result != nullptr ? *result : local;
+  options.info = &r.info;
+  r.out_state = PhiloxState{{0x0BADF00Du, 1, 2, 3, 4, 5}};
+  const randtensor::Status status =
+      randtensor::Fill(DescOf(c.shape), buffer.data(), DmlMinBytes(c.shape) + c.extra_bytes, c.state,
+                       &r.out_state, options);
+  if (!status.ok()) {
+    return ::testing::AssertionFailure() << "Fill failed: " << status.message() << "\n  case "
+                                         << c.Describe();
+  }
+  std::vector<uint32_t> expected = buffer.Pristine();
+  if (!OracleFill(c.shape, c.state, c.element_offset, expected, buffer.origin())) {
+    return ::testing::AssertionFailure() << "test bug: oracle left the buffer\n  case "
+                                         << c.Describe();
+  }
+  r.words = buffer.words();
+  r.origin = buffer.origin();
+  ::testing::AssertionResult same = BuffersEqual(r.words, expected, r.origin);
+  if (!same) return same << "\n  case " << c.Describe();
+  const PhiloxState want =
+      ExpectedOutState(c.state, u128{c.element_offset} + ElementCount(c.shape.sizes));
+  ::testing::AssertionResult state_ok = StatesEqual(r.out_state, want);
+  if (!state_ok) return state_ok << "\n  case " << c.Describe();
+  return ::testing::AssertionSuccess();
+}
+
+// The logical values a fill left in `r`, read back through `shape`'s strides.
+inline std::vector<uint32_t> ReadLogical(const FillResult& r, const Shape& shape) {
+  const uint64_t n = ElementCount(shape.sizes);
+  const std::vector<int64_t> strides = EffectiveStrides(shape);
+  std::vector<uint32_t> out(n);
+  for (uint64_t e = 0; e < n; ++e) {
+    out[e] = r.words[static_cast<size_t>(r.origin + OffsetOf(shape.sizes, strides, e))];
+  }
+  return out;
+}
+
+// ------------------------------------------------------------- targets
+
+inline std::vector<randtensor::TargetInfo> CompiledTargets() {
+  std::vector<randtensor::TargetInfo> out;
+  for (int i = 0; i < randtensor::TargetCount(); ++i) {
+    randtensor::TargetInfo info;
+    if (randtensor::GetTarget(i, &info).ok()) out.push_back(info);
+  }
+  return out;
+}
+
+// Forces each supported target in turn and runs `body(info)`; restores "auto".
+template <class Body>
+void ForEachSupportedTarget(const Body& body) {
+  for (const randtensor::TargetInfo& t : CompiledTargets()) {
+    if (!t.supported) continue;
+    SCOPED_TRACE(std::string("target ") + t.name);
+    const randtensor::Status status = randtensor::SetTarget(t.name);
+    ASSERT_TRUE(status.ok()) << status.message();
+    body(t);
+  }
+  ASSERT_TRUE(randtensor::SetTarget("auto").ok());
+}
+
+// ------------------------------------------------------------- random inputs
+
+inline PhiloxState RandomState(std::mt19937_64& rng) {
+  PhiloxState s;
+  for (uint32_t& w : s.words) w = static_cast<uint32_t>(rng());
+  return s;
+}
+
+// Counters that exercise the carries: anywhere, just below a 32-bit carry out
+// of word 0, below a 64-bit carry, below the 128-bit wrap.
+inline PhiloxState EdgeState(std::mt19937_64& rng, int kind, uint32_t below) {
+  PhiloxState s = RandomState(rng);
+  const uint32_t top = 0xFFFFFFFFu - below;
+  switch (kind % 4) {
+    case 0: break;
+    case 1: s.words[0] = top; break;
+    case 2: s.words[0] = top; s.words[1] = 0xFFFFFFFFu; break;
+    default: s.words[0] = top; s.words[1] = s.words[2] = s.words[3] = 0xFFFFFFFFu; break;
+  }
+  return s;
+}
+
+}  // namespace rt_test
+
+#endif  // RANDTENSOR_TESTS_TEST_UTIL_H_

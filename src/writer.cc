@@ -265,7 +265,9 @@ int UnitStrideDim(const Layout& L) {
 
 // Tasks for a logical-range strategy; returns the task count.
 uint64_t PlanRanges(Job& job, uint64_t n, uint32_t threads, uint64_t tile_option) {
-  uint64_t tile = tile_option;
+  // One tile never needs more than all elements; clamping first keeps the
+  // rounding below from overflowing for absurd requests.
+  uint64_t tile = std::min(tile_option, n + job.lead);
   if (tile == 0) {
     // One tile per thread, but never tiles so small that threads cost more.
     tile = std::max((n + job.lead + threads - 1) / threads, kMinTaskElements);
@@ -292,7 +294,7 @@ uint64_t PlanTiles(Job& job, uint32_t threads, uint64_t tile_option) {
   const uint64_t unit_elements = static_cast<uint64_t>(job.tile_m * job.tile_l);
   uint64_t per_task;
   if (tile_option != 0) {
-    per_task = (tile_option + unit_elements - 1) / unit_elements;
+    per_task = std::max<uint64_t>(1, (std::min(tile_option, L.count) + unit_elements - 1) / unit_elements);
   } else {
     per_task = std::max((units + threads - 1) / threads,
                         (kMinTaskElements + unit_elements - 1) / unit_elements);

@@ -202,30 +202,36 @@ UINT64 CalcBufferTensorSize(DML_TENSOR_DATA_TYPE dataType, UINT dimensionCount,
              : 0;
 }
 
-Status ExecuteRandomGenerator(const DML_RANDOM_GENERATOR_OPERATOR_DESC& desc,
-                              const DML_BUFFER_BINDING& inputState,
-                              const DML_BUFFER_BINDING& output,
-                              const DML_BUFFER_BINDING* outputState,
-                              const FillOptions& options) noexcept {
+namespace {
+
+// What a valid operator description boils down to.
+struct Operator {
+  const DML_BUFFER_TENSOR_DESC* in = nullptr;
+  const DML_BUFFER_TENSOR_DESC* out = nullptr;
+  const DML_BUFFER_TENSOR_DESC* out_state = nullptr;  // optional
+  int64_t sizes[kMaxRank];
+  int64_t strides[kMaxRank];  // valid when out->Strides is set
+};
+
+// Every rule that does not involve a binding (DirectML's CreateOperator).
+Status CheckOperator(const DML_RANDOM_GENERATOR_OPERATOR_DESC& desc, Operator* op) {
   if (desc.Type != DML_RANDOM_GENERATOR_TYPE_PHILOX_4X32_10) {
     return Status::Error(StatusCode::kUnsupported,
                          "Type = %d is not DML_RANDOM_GENERATOR_TYPE_PHILOX_4X32_10 (0)",
                          static_cast<int>(desc.Type));
   }
-  const DML_BUFFER_TENSOR_DESC* in = nullptr;
-  const DML_BUFFER_TENSOR_DESC* out = nullptr;
-  const DML_BUFFER_TENSOR_DESC* out_state = nullptr;
-  Status status = GetBufferDesc(desc.InputStateTensor, "InputStateTensor", &in);
-  if (status.ok()) status = CheckStateDesc(*in, "InputStateTensor");
-  if (status.ok()) status = GetBufferDesc(desc.OutputTensor, "OutputTensor", &out);
-  if (status.ok()) status = CheckBufferFields(*out, "OutputTensor");
+  Status status = GetBufferDesc(desc.InputStateTensor, "InputStateTensor", &op->in);
+  if (status.ok()) status = CheckStateDesc(*op->in, "InputStateTensor");
+  if (status.ok()) status = GetBufferDesc(desc.OutputTensor, "OutputTensor", &op->out);
+  if (status.ok()) status = CheckBufferFields(*op->out, "OutputTensor");
   if (status.ok() && desc.OutputStateTensor != nullptr) {
-    status = GetBufferDesc(desc.OutputStateTensor, "OutputStateTensor", &out_state);
-    if (status.ok()) status = CheckStateDesc(*out_state, "OutputStateTensor");
+    status = GetBufferDesc(desc.OutputStateTensor, "OutputStateTensor", &op->out_state);
+    if (status.ok()) status = CheckStateDesc(*op->out_state, "OutputStateTensor");
   }
   if (!status.ok()) return status;
 
   // The output tensor: DirectML's limits, then the shared layout rules.
+  const DML_BUFFER_TENSOR_DESC* out = op->out;
   if (out->DimensionCount < 1 || out->DimensionCount > kMaxDimensions) {
     return Status::Error(StatusCode::kUnsupported,
                          "OutputTensor.DimensionCount = %u is outside 1 to %u",
@@ -250,12 +256,11 @@ Status ExecuteRandomGenerator(const DML_RANDOM_GENERATOR_OPERATOR_DESC& desc,
                            list);
     }
   }
-  int64_t sizes[kMaxRank], strides[kMaxRank];
-  Widen(out->Sizes, out->DimensionCount, sizes);
-  if (out->Strides != nullptr) Widen(out->Strides, out->DimensionCount, strides);
+  Widen(out->Sizes, out->DimensionCount, op->sizes);
+  if (out->Strides != nullptr) Widen(out->Strides, out->DimensionCount, op->strides);
   detail::Layout layout;
   status = detail::AnalyzeLayout(
-      out->DimensionCount, sizes, out->Strides != nullptr ? strides : nullptr, 4,
+      out->DimensionCount, op->sizes, out->Strides != nullptr ? op->strides : nullptr, 4,
       {"OutputTensor.DimensionCount", "OutputTensor.Sizes", "OutputTensor.Strides"}, &layout);
   if (!status.ok()) return status;
   if (out->TotalTensorSizeInBytes < layout.min_bytes) {
@@ -265,6 +270,27 @@ Status ExecuteRandomGenerator(const DML_RANDOM_GENERATOR_OPERATOR_DESC& desc,
                          static_cast<unsigned long long>(out->TotalTensorSizeInBytes),
                          static_cast<unsigned long long>(layout.min_bytes));
   }
+  return Status();
+}
+
+}  // namespace
+
+Status ValidateRandomGenerator(const DML_RANDOM_GENERATOR_OPERATOR_DESC& desc) noexcept {
+  Operator op;
+  return CheckOperator(desc, &op);
+}
+
+Status ExecuteRandomGenerator(const DML_RANDOM_GENERATOR_OPERATOR_DESC& desc,
+                              const DML_BUFFER_BINDING& inputState,
+                              const DML_BUFFER_BINDING& output,
+                              const DML_BUFFER_BINDING* outputState,
+                              const FillOptions& options) noexcept {
+  Operator op;
+  Status status = CheckOperator(desc, &op);
+  if (!status.ok()) return status;
+  const DML_BUFFER_TENSOR_DESC* in = op.in;
+  const DML_BUFFER_TENSOR_DESC* out = op.out;
+  const DML_BUFFER_TENSOR_DESC* out_state = op.out_state;
 
   // Bindings.
   if ((outputState != nullptr) != (out_state != nullptr)) {
@@ -297,8 +323,8 @@ Status ExecuteRandomGenerator(const DML_RANDOM_GENERATOR_OPERATOR_DESC& desc,
   TensorDesc native;
   native.dtype = DataType::kUint32;
   native.rank = static_cast<int32_t>(out->DimensionCount);
-  native.sizes = sizes;
-  native.strides = out->Strides != nullptr ? strides : nullptr;
+  native.sizes = op.sizes;
+  native.strides = out->Strides != nullptr ? op.strides : nullptr;
   PhiloxState* state_out =
       outputState != nullptr ? static_cast<PhiloxState*>(outputState->Data) : nullptr;
   return Fill(native, output.Data, out->TotalTensorSizeInBytes,

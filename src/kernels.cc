@@ -25,8 +25,8 @@ namespace {
 
 using detail::Stream;
 
-// Blocks generated per trip through L1 when staging (strided scatter, or
-// streaming to an address that is not block-aligned): 4 KiB of output.
+// Blocks staged in L1 when streaming to an address that is not block-aligned:
+// 4 KiB of output per trip.
 constexpr uint64_t kStageBlocks = 256;
 
 #if HWY_TARGET == HWY_SCALAR
@@ -57,6 +57,21 @@ constexpr size_t kBatches = 6;
 #endif
 constexpr size_t kVectorBytes = HWY_MAX_BYTES;
 
+// GenerateBatches<k> for a run-time k in [1, kBatches).
+template <bool kStream>
+HWY_INLINE void GenerateVectors(size_t k, const Counter128& c, const RoundKeys& keys,
+                                VState lane_block, uint32_t* out) {
+  switch (k) {
+    case 1: return GenerateBatches<1, kStream>(c, keys, lane_block, out);
+    case 2: return GenerateBatches<HWY_MIN(2, kBatches), kStream>(c, keys, lane_block, out);
+    case 3: return GenerateBatches<HWY_MIN(3, kBatches), kStream>(c, keys, lane_block, out);
+    case 4: return GenerateBatches<HWY_MIN(4, kBatches), kStream>(c, keys, lane_block, out);
+    case 5: return GenerateBatches<HWY_MIN(5, kBatches), kStream>(c, keys, lane_block, out);
+    default: return GenerateBatches<1, kStream>(c, keys, lane_block, out);  // unreachable
+  }
+}
+static_assert(kBatches <= 6, "GenerateVectors covers leftovers of up to 5 vectors");
+
 // Writes stream blocks [block, block + nblocks) to out[0 .. 4 * nblocks).
 // With kStream, `out` must be aligned to the vector size.
 template <bool kStream>
@@ -69,10 +84,13 @@ void GenerateBlocks(const Stream& s, uint64_t block, uint64_t nblocks, uint32_t*
     c = c.Plus(kBatches * N);
     out += 4 * kBatches * N;
   }
-  for (; nblocks >= N; nblocks -= N) {
-    GenerateBatches<1, kStream>(c, s.keys, lane_block, out);
-    c = c.Plus(N);
-    out += 4 * N;
+  // Leftover whole vectors: as many batches as remain, still interleaved.
+  const size_t vectors = nblocks / N;
+  if (vectors != 0) {
+    GenerateVectors<kStream>(vectors, c, s.keys, lane_block, out);
+    c = c.Plus(vectors * N);
+    out += 4 * vectors * N;
+    nblocks -= vectors * N;
   }
   if (nblocks != 0) {  // fewer than N blocks: generate a whole vector aside
     HWY_ALIGN uint32_t tmp[4 * hn::MaxLanes(DState())];
@@ -133,12 +151,13 @@ void FillBlocks(const Stream& s, uint64_t block, uint64_t nblocks, uint32_t* dst
 }
 
 // The part [skip, skip + n) of the one block `block`: row ends that start or
-// stop in the middle of a Philox block.
+// stop in the middle of a Philox block. One block is cheaper in scalar code
+// than a whole vector of them.
 void FillPartialBlock(const Stream& s, uint64_t block, uint64_t skip, uint64_t n,
                       uint32_t* dst) {
-  uint32_t words[4];
-  GenerateBlocks<false>(s, block, 1, words);
-  std::memcpy(dst, words + skip, n * 4);
+  const PhiloxBlock b =
+      philox::Block(s.start.Plus(block), PhiloxKey{{s.keys.k0[0], s.keys.k1[0]}});
+  std::memcpy(dst, b.v + skip, n * 4);
 }
 
 int64_t FillContiguous(const Stream& s, uint64_t first, uint64_t count, uint32_t* dst,
@@ -160,24 +179,57 @@ int64_t FillContiguous(const Stream& s, uint64_t first, uint64_t count, uint32_t
   return HWY_TARGET;
 }
 
-int64_t FillStrided(const Stream& s, uint64_t first, uint64_t count, uint32_t* dst,
-                    int64_t stride) {
-  // Generate a stage of whole blocks in L1, then scatter the wanted words.
-  // Positions are kept as element offsets from dst so that no pointer is ever
-  // formed outside the tensor.
-  HWY_ALIGN uint32_t stage[4 * kStageBlocks];
-  int64_t pos = 0;
-  while (count != 0) {
-    const uint64_t block = first / 4;
-    const uint64_t skip = first % 4;
-    const uint64_t n = std::min<uint64_t>(count, 4 * kStageBlocks - skip);
-    GenerateBlocks<false>(s, block, (skip + n + 3) / 4, stage);
-    const uint32_t* src = stage + skip;
-    for (uint64_t i = 0; i < n; ++i, pos += stride) dst[pos] = src[i];
-    first += n;
-    count -= n;
+// Scalar tail of WriteTile: the rectangle [m0, rows) x [l0, cols).
+void WriteTileScalar(const uint32_t* HWY_RESTRICT stage, size_t pitch, size_t m0, size_t rows,
+                     size_t l0, size_t cols, uint32_t* HWY_RESTRICT dst, int64_t stride_l) {
+  for (size_t l = l0; l < cols; ++l) {
+    uint32_t* column = dst + static_cast<int64_t>(l) * stride_l;
+    for (size_t m = m0; m < rows; ++m) column[m] = stage[m * pitch + l];
   }
-  return HWY_TARGET;
+}
+
+void WriteTile(const uint32_t* HWY_RESTRICT stage, size_t pitch, size_t rows, size_t cols,
+               uint32_t* HWY_RESTRICT dst, int64_t stride_l) {
+#if HWY_TARGET == HWY_SCALAR
+  WriteTileScalar(stage, pitch, 0, rows, 0, cols, dst, stride_l);
+#else
+  const hn::FixedTag<uint32_t, 4> d;
+  const hn::FixedTag<uint64_t, 2> d64;
+  using V = hn::Vec<decltype(d)>;
+  const auto row = [&](size_t m, size_t l) { return hn::LoadU(d, stage + m * pitch + l); };
+  size_t l = 0;
+  if (rows >= 2 && rows <= 4 && stride_l == static_cast<int64_t>(rows)) {
+    // A few rows written densely (NHWC with 2 to 4 channels): interleave
+    // four columns at a time straight into place.
+    for (; l + 4 <= cols; l += 4) {
+      uint32_t* out = dst + l * rows;
+      if (rows == 2) hn::StoreInterleaved2(row(0, l), row(1, l), d, out);
+      if (rows == 3) hn::StoreInterleaved3(row(0, l), row(1, l), row(2, l), d, out);
+      if (rows == 4) hn::StoreInterleaved4(row(0, l), row(1, l), row(2, l), row(3, l), d, out);
+    }
+    WriteTileScalar(stage, pitch, 0, rows, l, cols, dst, stride_l);
+    return;
+  }
+  // 4 x 4 blocks transposed in registers; m innermost so each column's run
+  // in memory is written in order.
+  const size_t rows4 = rows / 4 * 4;
+  for (; l + 4 <= cols; l += 4) {
+    for (size_t m = 0; m < rows4; m += 4) {
+      const V r0 = row(m, l), r1 = row(m + 1, l), r2 = row(m + 2, l), r3 = row(m + 3, l);
+      const auto t01 = hn::BitCast(d64, hn::InterleaveLower(d, r0, r1));  // r0[0] r1[0] r0[1] r1[1]
+      const auto t23 = hn::BitCast(d64, hn::InterleaveLower(d, r2, r3));
+      const auto u01 = hn::BitCast(d64, hn::InterleaveUpper(d, r0, r1));  // r0[2] r1[2] r0[3] r1[3]
+      const auto u23 = hn::BitCast(d64, hn::InterleaveUpper(d, r2, r3));
+      uint32_t* out = dst + static_cast<int64_t>(l) * stride_l + m;
+      hn::StoreU(hn::BitCast(d, hn::InterleaveLower(d64, t01, t23)), d, out);
+      hn::StoreU(hn::BitCast(d, hn::InterleaveUpper(d64, t01, t23)), d, out + stride_l);
+      hn::StoreU(hn::BitCast(d, hn::InterleaveLower(d64, u01, u23)), d, out + 2 * stride_l);
+      hn::StoreU(hn::BitCast(d, hn::InterleaveUpper(d64, u01, u23)), d, out + 3 * stride_l);
+    }
+    WriteTileScalar(stage, pitch, rows4, rows, l, l + 4, dst, stride_l);
+  }
+  WriteTileScalar(stage, pitch, 0, rows, l, cols, dst, stride_l);
+#endif
 }
 
 }  // namespace
@@ -186,8 +238,7 @@ int64_t FillStrided(const Stream& s, uint64_t first, uint64_t count, uint32_t* d
 // global so the table is complete even when used from static initializers.
 detail::KernelTable GetKernelTable() {
   return {hwy::TargetName(HWY_TARGET), HWY_TARGET,
-          static_cast<int>(hn::Lanes(hn::ScalableTag<uint32_t>())), FillContiguous,
-          FillStrided};
+          static_cast<int>(hn::Lanes(hn::ScalableTag<uint32_t>())), FillContiguous, WriteTile};
 }
 
 }  // namespace HWY_NAMESPACE

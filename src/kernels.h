@@ -7,6 +7,7 @@
 #ifndef RANDTENSOR_SRC_KERNELS_H_
 #define RANDTENSOR_SRC_KERNELS_H_
 
+#include <cstddef>
 #include <cstdint>
 
 #include "randtensor/philox.h"
@@ -47,17 +48,18 @@ struct Stream {
 using FillContiguousFn = int64_t (*)(const Stream& stream, uint64_t first, uint64_t count,
                                      uint32_t* dst, bool streaming);
 
-// Strided: element first + i goes to dst[i * stride] (stride in elements, may
-// be negative, never 0 or 1).
-using FillStridedFn = int64_t (*)(const Stream& stream, uint64_t first, uint64_t count,
-                                  uint32_t* dst, int64_t stride);
+// Writes a tile held row-major in L1 transposed: stage[m * pitch + l] goes to
+// dst[l * stride_l + m] for m < rows, l < cols. The transposed writer's
+// output step (NHWC, column-major): memory is written in runs along m.
+using WriteTileFn = void (*)(const uint32_t* stage, size_t pitch, size_t rows, size_t cols,
+                             uint32_t* dst, int64_t stride_l);
 
 struct KernelTable {
   const char* name;     // Highway's target name ("AVX3", "SCALAR", ...)
   int64_t hwy_target;   // Highway's target bit
   int lanes;            // 32-bit lanes per vector
   FillContiguousFn fill_contiguous;
-  FillStridedFn fill_strided;
+  WriteTileFn write_tile;
 };
 
 // All compiled kernel tables, widest target first.

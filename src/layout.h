@@ -34,11 +34,12 @@ struct Layout {
   // (stride[d] == size[d+1] * stride[d+1]). Same logical order, same offsets,
   // fewer and longer rows. An empty or one-element tensor has rank 1.
   int rank = 1;
-  int64_t sizes[kMaxRank] = {1};
-  int64_t strides[kMaxRank] = {1};
+  int64_t sizes[kMaxRank];    // the first `rank` entries are set
+  int64_t strides[kMaxRank];
 };
 
-// Validates and analyzes a layout of `rank` (0 to kMaxRank) dimensions.
+// Validates and analyzes a layout of `rank` (0 to kMaxRank) dimensions into
+// *layout (which holds garbage after an error).
 // `strides` nullptr means packed row-major. Sizes may be 0 (an empty tensor);
 // callers that forbid that check it themselves first.
 Status AnalyzeLayout(int64_t rank, const int64_t* sizes, const int64_t* strides,

@@ -4,19 +4,51 @@
 // is deliberately never destroyed, so no exit-time ordering can bite). A job
 // is one (task, context, count); the caller and up to threads - 1 workers
 // pull task indices from one atomic counter, so uneven tasks balance out.
+//
+// Waking a sleeping thread costs tens of microseconds, as much as a whole
+// 1 MiB fill, so after each job workers spin for a short while (kSpinNanos)
+// watching for the next one before they go to sleep on a condition variable;
+// the caller likewise spins briefly for the helpers to finish.
 
 #include "src/thread_pool.h"
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
 
+#include <unistd.h>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define RANDTENSOR_PAUSE() _mm_pause()
+#else
+#define RANDTENSOR_PAUSE() std::this_thread::yield()
+#endif
+
 namespace randtensor {
 namespace detail {
 namespace {
+
+constexpr int64_t kSpinNanos = 200 * 1000;  // 0.2 ms of spinning, then sleep
+
+// Spins until pred() holds or the spin budget runs out; returns pred().
+template <class Pred>
+bool SpinUntil(const Pred& pred) {
+  const auto start = std::chrono::steady_clock::now();
+  for (int i = 0;; ++i) {
+    if (pred()) return true;
+    RANDTENSOR_PAUSE();
+    if ((i & 255) == 255 &&
+        std::chrono::steady_clock::now() - start > std::chrono::nanoseconds(kSpinNanos)) {
+      return pred();
+    }
+  }
+}
 
 class Pool {
  public:
@@ -24,6 +56,8 @@ class Pool {
     // Fewer workers (even none) if the system refuses threads: fills still
     // run, on the caller's thread.
     try {
+      tickets_.reset(new std::atomic<uint64_t>[workers]);
+      for (uint32_t i = 0; i < workers; ++i) tickets_[i].store(0);
       threads_.reserve(workers);
       for (uint32_t i = 0; i < workers; ++i) {
         threads_.emplace_back([this, i] { WorkerLoop(i); });
@@ -39,20 +73,25 @@ class Pool {
     std::unique_lock<std::mutex> job_lock(job_mutex_, std::try_to_lock);
     if (!job_lock.owns_lock()) return false;
     const uint32_t helpers = std::min(threads - 1, workers());
+    task_ = task;
+    context_ = context;
+    count_ = count;
+    next_.store(0, std::memory_order_relaxed);
+    busy_.store(helpers, std::memory_order_relaxed);
+    // Only the helpers get this job's ticket: the others never look at the
+    // job, so nothing they do can race with the next one. The release store
+    // publishes the fields above.
+    ++job_;
+    for (uint32_t w = 0; w < helpers; ++w) tickets_[w].store(job_, std::memory_order_release);
     {
-      std::lock_guard<std::mutex> lock(mutex_);
-      task_ = task;
-      context_ = context;
-      count_ = count;
-      next_.store(0, std::memory_order_relaxed);
-      helpers_ = helpers;
-      busy_ = helpers;
-      ++generation_;
+      std::lock_guard<std::mutex> lock(mutex_);  // no sleeper misses the notify
     }
     wake_.notify_all();
     Work();  // the caller works too
-    std::unique_lock<std::mutex> lock(mutex_);
-    done_.wait(lock, [this] { return busy_ == 0; });
+    if (!SpinUntil([this] { return busy_.load(std::memory_order_acquire) == 0; })) {
+      std::unique_lock<std::mutex> lock(mutex_);
+      done_.wait(lock, [this] { return busy_.load(std::memory_order_acquire) == 0; });
+    }
     return true;
   }
 
@@ -68,23 +107,27 @@ class Pool {
   void WorkerLoop(uint32_t id) {
     uint64_t seen = 0;
     for (;;) {
-      {
+      const auto fresh = [&] { return tickets_[id].load(std::memory_order_acquire) != seen; };
+      if (!SpinUntil(fresh)) {
         std::unique_lock<std::mutex> lock(mutex_);
-        wake_.wait(lock, [&] { return generation_ != seen; });
-        seen = generation_;
-        if (id >= helpers_) continue;  // not needed for this job
+        wake_.wait(lock, fresh);
       }
+      seen = tickets_[id].load(std::memory_order_acquire);
       Work();
-      std::lock_guard<std::mutex> lock(mutex_);
-      if (--busy_ == 0) done_.notify_one();
+      if (busy_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+        std::lock_guard<std::mutex> lock(mutex_);  // pairs with the caller's wait
+        done_.notify_one();
+      }
     }
   }
 
   std::mutex job_mutex_;  // one job at a time
-  std::mutex mutex_;      // guards the fields below
+  std::mutex mutex_;      // sleeping and waking
   std::condition_variable wake_, done_;
-  uint64_t generation_ = 0;
-  uint32_t helpers_ = 0, busy_ = 0;
+  std::unique_ptr<std::atomic<uint64_t>[]> tickets_;  // per worker: last job handed to it
+  std::atomic<uint32_t> busy_{0};                     // helpers still working
+  // The current job; written only while no helper runs one.
+  uint64_t job_ = 0;
   TaskFn task_ = nullptr;
   void* context_ = nullptr;
   uint32_t count_ = 0;
@@ -92,16 +135,24 @@ class Pool {
   std::vector<std::thread> threads_;
 };
 
-// Leaked on purpose: workers may still be parked when the process exits.
+// The pool of this process. Leaked on purpose: workers may still be parked
+// when the process exits. A forked child (PyTorch DataLoader workers, say)
+// inherits the pool object but none of its threads, so it gets a new pool.
 // nullptr if even the pool object could not be allocated.
 Pool* GetPool() {
-  static Pool* pool = [] {
+  static std::mutex mutex;
+  static Pool* pool = nullptr;
+  static pid_t owner = 0;
+  const pid_t pid = getpid();
+  std::lock_guard<std::mutex> lock(mutex);
+  if (pool == nullptr || owner != pid) {
     try {
-      return new Pool(DefaultThreadCount() - 1);
+      pool = new Pool(DefaultThreadCount() - 1);
+      owner = pid;
     } catch (...) {
-      return static_cast<Pool*>(nullptr);
+      pool = nullptr;
     }
-  }();
+  }
   return pool;
 }
 

@@ -91,6 +91,12 @@ Status CalcBufferTensorSizeChecked(DML_TENSOR_DATA_TYPE dataType, UINT dimension
                                    const UINT* sizes, const UINT* strides,
                                    UINT64* bytes) noexcept;
 
+// Validates the operator description alone, as DirectML's CreateOperator
+// does: every rule that does not involve a binding. ExecuteRandomGenerator
+// checks the same rules again, so calling this first is optional; it lets a
+// caller reject a descriptor before allocating its buffers.
+Status ValidateRandomGenerator(const DML_RANDOM_GENERATOR_OPERATOR_DESC& desc) noexcept;
+
 // Validates `desc` and the bindings, then fills the output tensor and, when
 // desc.OutputStateTensor is set, writes the advanced state. The input and
 // output state may be bound to the same memory. `outputState` must be non-null

@@ -32,6 +32,9 @@ class Status {
   static constexpr int kMaxMessage = 240;
 
   Status() noexcept { message_[0] = '\0'; }  // OK
+  // Copies only the used part of the message: an OK status costs a few bytes.
+  Status(const Status& other) noexcept { *this = other; }
+  Status& operator=(const Status& other) noexcept;
 
   // printf-style message; truncated (never overflowing) at kMaxMessage - 1 bytes.
   static Status Error(StatusCode code, const char* format, ...) noexcept

@@ -1,0 +1,246 @@
+// randtensor benchmarks: every compiled target x size x layout x threads, and
+// in the same binary the ceilings they are judged against (ceilings.h).
+//
+// Names are slash-separated fields the report script (benchmarks/report.py)
+// parses:   fill/<TARGET>/<layout>/<bytes>/threads:<T>
+//           ceiling/<stream|regular|memset|reference|random123>/<bytes>/threads:<T>
+//           overhead/<TARGET>/16-elements
+// Rates are bytes of elements written per second (padding excluded), the same
+// measure `randtensor generate --repeat` prints.
+//
+//   randtensor_bench --benchmark_filter='fill/AVX3/packed'   (any Google Benchmark flag)
+
+#include <benchmark/benchmark.h>
+#include <omp.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "ceilings.h"
+#include "randtensor/fill.h"
+#include "randtensor/targets.h"
+
+namespace {
+
+using randtensor::FillOptions;
+using randtensor::PhiloxState;
+using randtensor::Status;
+using randtensor::TensorDesc;
+
+// A 64-byte aligned buffer, pre-faulted with non-zero bytes so no benchmark
+// pays for page faults or for the zero page.
+class Buffer {
+ public:
+  explicit Buffer(uint64_t words) : bytes_((words * 4 + 63) / 64 * 64) {
+    data_ = static_cast<uint32_t*>(std::aligned_alloc(64, bytes_));
+    if (data_ != nullptr) std::memset(data_, 0x5A, bytes_);
+  }
+  ~Buffer() { std::free(data_); }
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+  uint32_t* data() const { return data_; }
+  uint64_t bytes() const { return bytes_; }
+
+ private:
+  uint64_t bytes_;
+  uint32_t* data_;
+};
+
+// The layouts of the issue, each built for about `elements` elements.
+struct Shape {
+  std::vector<int64_t> sizes, strides;
+  int64_t elements = 1;
+  int64_t span = 1;  // buffer length in elements
+};
+
+Shape Finish(std::vector<int64_t> sizes, std::vector<int64_t> strides) {
+  Shape s{std::move(sizes), std::move(strides), 1, 1};
+  for (size_t d = 0; d < s.sizes.size(); ++d) {
+    s.elements *= s.sizes[d];
+    s.span += (s.sizes[d] - 1) * s.strides[d];
+  }
+  return s;
+}
+
+// Strides of a row-major layout whose dimensions are padded to `padded`.
+std::vector<int64_t> RowMajor(const std::vector<int64_t>& padded) {
+  std::vector<int64_t> strides(padded.size());
+  int64_t step = 1;
+  for (size_t d = padded.size(); d-- > 0;) {
+    strides[d] = step;
+    step *= padded[d];
+  }
+  return strides;
+}
+
+Shape MakeShape(const std::string& layout, int64_t n) {
+  if (layout == "packed") return Finish({n}, {1});
+  if (layout == "padded") {  // rows of 1000 elements, pitch 1024 (>= 256 per row)
+    const int64_t pitch = n >= 1024 ? 1024 : n, row = n >= 1024 ? 1000 : n * 7 / 8;
+    return Finish({n / pitch, row}, {pitch, 1});
+  }
+  if (layout.rfind("nhwc", 0) == 0) {  // logical NCHW stored NHWC; "nhwcC" channels
+    const int64_t c = std::atoll(layout.c_str() + 4);
+    const int64_t hw = n / c >= 4096 ? 64 : 1;
+    const int64_t w = hw == 64 ? 64 : n / c;
+    const int64_t batch = n / (c * hw * w);
+    return Finish({batch, c, hw, w}, {hw * w * c, 1, w * c, c});
+  }
+  if (layout == "colmajor") {  // 2-D, inner stride = rows
+    const int64_t rows = n >= 4 * 4096 ? 4096 : 16;
+    return Finish({rows, n / rows}, {1, rows});
+  }
+  if (layout == "odd8d") {  // 8 odd dimensions, each padded by one element
+    std::vector<int64_t> sizes = {1, 3, 5, 7, 3, 5, 3, 33};
+    int64_t inner = 1;
+    for (size_t d = 1; d < sizes.size(); ++d) inner *= sizes[d];
+    for (size_t d = 1; inner > n && d < sizes.size(); ++d) {  // small outputs: drop dims
+      inner /= sizes[d];
+      sizes[d] = 1;
+    }
+    sizes[0] = std::max<int64_t>(1, n / inner);
+    std::vector<int64_t> padded(sizes);
+    for (size_t d = 1; d < padded.size(); ++d) padded[d] += 1;
+    return Finish(sizes, RowMajor(padded));
+  }
+  return Finish({n}, {1});
+}
+
+uint32_t HardwareThreads() { return std::max(1u, std::thread::hardware_concurrency()); }
+
+std::string SizeName(uint64_t bytes) {
+  if (bytes >= (uint64_t{1} << 30)) return std::to_string(bytes >> 30) + "GiB";
+  if (bytes >= (uint64_t{1} << 20)) return std::to_string(bytes >> 20) + "MiB";
+  return std::to_string(bytes >> 10) + "KiB";
+}
+
+void BM_Fill(benchmark::State& state, std::string target, std::string layout, uint64_t bytes,
+             uint32_t threads) {
+  const Shape shape = MakeShape(layout, static_cast<int64_t>(bytes / 4));
+  Buffer buffer(static_cast<uint64_t>(shape.span));
+  if (buffer.data() == nullptr) return state.SkipWithError("out of memory");
+  if (!randtensor::SetTarget(target.c_str()).ok()) return state.SkipWithError("target");
+  TensorDesc desc;
+  desc.rank = static_cast<int32_t>(shape.sizes.size());
+  desc.sizes = shape.sizes.data();
+  desc.strides = shape.strides.data();
+  FillOptions options;
+  options.threads = threads;
+  PhiloxState s = PhiloxState::FromSeed(0x5eed);
+  for (auto _ : state) {
+    const Status status = randtensor::Fill(desc, buffer.data(), buffer.bytes(), s, &s, options);
+    if (!status.ok()) return state.SkipWithError(status.message());
+    benchmark::ClobberMemory();
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * shape.elements * 4);
+  randtensor::SetTarget("auto");
+}
+
+// Runs fn(begin, end) over [0, n) split evenly across `threads` OpenMP threads.
+template <class Fn>
+void Split(uint64_t n, uint32_t threads, const Fn& fn) {
+#pragma omp parallel num_threads(static_cast<int>(threads))
+  {
+    const uint64_t t = static_cast<uint64_t>(omp_get_thread_num());
+    const uint64_t k = static_cast<uint64_t>(omp_get_num_threads());
+    // Chunks of 512 words keep the reference kernel's blocks whole.
+    const uint64_t chunks = n / 512;
+    fn(chunks * t / k * 512, chunks * (t + 1) / k * 512);
+  }
+}
+
+void BM_Ceiling(benchmark::State& state, std::string kind, uint64_t bytes, uint32_t threads) {
+  const uint64_t n = bytes / 4;
+  Buffer buffer(n);
+  if (buffer.data() == nullptr) return state.SkipWithError("out of memory");
+  uint32_t* p = buffer.data();
+  uint32_t round = 0;
+  for (auto _ : state) {
+    const uint32_t value = 0x9E3779B9u * ++round;  // never zero for long
+    Split(n, threads, [&](uint64_t begin, uint64_t end) {
+      if (kind == "stream") randtensor_bench::FillStreaming(p + begin, end - begin, value);
+      if (kind == "regular") randtensor_bench::FillRegular(p + begin, end - begin, value);
+      if (kind == "memset") std::memset(p + begin, 0x5B, (end - begin) * 4);
+      if (kind == "reference")
+        randtensor_bench::ReferencePhilox(p + begin, end - begin, begin / 4, round, 7);
+      if (kind == "random123")
+        randtensor_bench::Random123Loop(p + begin, end - begin, begin / 4, round, 7);
+    });
+    benchmark::ClobberMemory();
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * (n / 512 * 512) * 4));
+}
+
+// Per-call cost of a tiny fill, validation and dispatch included.
+void BM_Overhead(benchmark::State& state, std::string target) {
+  if (!randtensor::SetTarget(target.c_str()).ok()) return state.SkipWithError("target");
+  uint32_t out[16];
+  const int64_t sizes[1] = {16};
+  TensorDesc desc;
+  desc.rank = 1;
+  desc.sizes = sizes;
+  FillOptions options;
+  options.threads = 1;
+  PhiloxState s = PhiloxState::FromSeed(1);
+  for (auto _ : state) {
+    randtensor::Fill(desc, out, sizeof(out), s, &s, options);
+    benchmark::DoNotOptimize(out);
+  }
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations()));
+  randtensor::SetTarget("auto");
+}
+
+void RegisterAll() {
+  const std::vector<uint64_t> sizes = {uint64_t{1} << 10, uint64_t{256} << 10,
+                                       uint64_t{64} << 20, uint64_t{1} << 30};
+  const std::vector<std::string> layouts = {"packed", "padded",   "nhwc3", "nhwc16",
+                                            "nhwc64", "colmajor", "odd8d"};
+  std::vector<uint32_t> thread_counts = {1};
+  if (HardwareThreads() > 1) thread_counts.push_back(HardwareThreads());
+
+  for (int i = 0; i < randtensor::TargetCount(); ++i) {
+    randtensor::TargetInfo info;
+    if (!randtensor::GetTarget(i, &info).ok() || !info.supported) continue;
+    const std::string target = info.name;
+    benchmark::RegisterBenchmark(("overhead/" + target + "/16-elements").c_str(), BM_Overhead,
+                                 target);
+    for (const std::string& layout : layouts) {
+      for (uint64_t bytes : sizes) {
+        for (uint32_t threads : thread_counts) {
+          const std::string name = "fill/" + target + "/" + layout + "/" + SizeName(bytes) +
+                                   "/threads:" + std::to_string(threads);
+          benchmark::RegisterBenchmark(name.c_str(), BM_Fill, target, layout, bytes, threads)
+              ->UseRealTime();
+        }
+      }
+    }
+  }
+  for (const char* kind : {"stream", "regular", "memset", "reference", "random123"}) {
+    if (std::string(kind) == "reference" && !randtensor_bench::HasAvx512()) continue;
+    for (uint64_t bytes : sizes) {
+      if (bytes < 2048) continue;  // the reference kernel works in 2 KiB steps
+      for (uint32_t threads : thread_counts) {
+        const std::string name = std::string("ceiling/") + kind + "/" + SizeName(bytes) +
+                                 "/threads:" + std::to_string(threads);
+        benchmark::RegisterBenchmark(name.c_str(), BM_Ceiling, std::string(kind), bytes,
+                                     threads)
+            ->UseRealTime();
+      }
+    }
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  RegisterAll();
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

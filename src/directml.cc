@@ -147,6 +147,13 @@ Status CheckBinding(const DML_BUFFER_BINDING& b, const DML_BUFFER_TENSOR_DESC& t
                          "%s.Data = %p is not aligned to the element size (4 bytes)", binding,
                          b.Data);
   }
+  if (t.TotalTensorSizeInBytes > UINTPTR_MAX - addr + 1) {
+    return Status::Error(StatusCode::kOverflow,
+                         "%s.Data = %p plus %s.TotalTensorSizeInBytes = %llu runs past the end "
+                         "of the address space",
+                         binding, b.Data, tensor,
+                         static_cast<unsigned long long>(t.TotalTensorSizeInBytes));
+  }
   return Status();
 }
 
@@ -181,16 +188,17 @@ Status CalcBufferTensorSizeChecked(DML_TENSOR_DATA_TYPE dataType, UINT dimension
   }
   // DirectML's formula, which (unlike the layout rules) does not reject
   // overlapping strides: it only measures the span.
+  // Every step is checked against 2^64 before the next can overflow 128 bits.
+  const i128 limit = static_cast<i128>(UINT64_MAX - 3);
   i128 span = 1;
-  for (UINT d = 0; d < dimensionCount; ++d) {
+  for (UINT d = 0; d < dimensionCount && span <= limit; ++d) {
     span = strides == nullptr ? span * sizes[d]
                               : span + static_cast<i128>(sizes[d] - 1) * strides[d];
   }
-  const i128 total = (span * element_size + 3) / 4 * 4;
-  if (total > static_cast<i128>(UINT64_MAX)) {
+  if (span > limit || span * element_size > limit) {
     return Status::Error(StatusCode::kOverflow, "sizes and strides span more than 2^64 bytes");
   }
-  *bytes = static_cast<UINT64>(total);
+  *bytes = (static_cast<UINT64>(span * element_size) + 3) & ~UINT64{3};
   return Status();
 }
 
@@ -303,9 +311,9 @@ Status ExecuteRandomGenerator(const DML_RANDOM_GENERATOR_OPERATOR_DESC& desc,
   if (status.ok()) status = CheckBinding(output, *out, "output", "OutputTensor");
   if (status.ok() && outputState != nullptr) {
     status = CheckBinding(*outputState, *out_state, "outputState", "OutputStateTensor");
-    // DirectML may write anywhere in the output's TotalTensorSizeInBytes.
+    // DirectML may write anywhere in either tensor's TotalTensorSizeInBytes.
     if (status.ok() && RangesOverlap(output.Data, out->TotalTensorSizeInBytes,
-                                     outputState->Data, sizeof(PhiloxState))) {
+                                     outputState->Data, out_state->TotalTensorSizeInBytes)) {
       status = Status::Error(StatusCode::kOverlap,
                              "outputState.Data = %p overlaps the output tensor (%p, %llu "
                              "bytes)",

@@ -70,12 +70,20 @@ Status Fill(const TensorDesc& desc, void* data, uint64_t buffer_bytes,
                            "data = %p is not aligned to the element size (%d bytes)", data,
                            element_size);
     }
-    // The lowest element must be addressable: data + low * size >= 0.
+    // Every element must be addressable: data + low * size >= 0 and
+    // data + (high + 1) * size <= 2^64 (the span fits in 64 bits already).
     const uint64_t below = static_cast<uint64_t>(-layout.low) * element_size;
+    const uint64_t above = (static_cast<uint64_t>(layout.high) + 1) * element_size;
     if (layout.low < 0 && below > addr) {
       return Status::Error(StatusCode::kOverflow,
                            "strides reach %lld elements below data = %p, past address 0",
                            static_cast<long long>(layout.low), data);
+    }
+    if (above - 1 > UINTPTR_MAX - addr) {
+      return Status::Error(StatusCode::kOverflow,
+                           "strides reach %lld elements above data = %p, past the end of the "
+                           "address space",
+                           static_cast<long long>(layout.high), data);
     }
   }
   if (buffer_bytes < layout.min_bytes) {

@@ -256,7 +256,7 @@ Status AnalyzeLayout(int64_t rank, const int64_t* sizes, const int64_t* strides,
   OverlapSearch search(live, live_sizes, live_strides);
   const OverlapSearch::Result overlap = search.Run();
   if (overlap != OverlapSearch::kDisjoint) {
-    char stride_list[96] = "";
+    char stride_list[8 * 21 + 2] = "";  // eight int64s, commas, braces
     size_t used = 0;
     for (int d = 0; d < rank && used + 1 < sizeof(stride_list); ++d) {
       used += std::snprintf(stride_list + used, sizeof(stride_list) - used, "%s%lld",

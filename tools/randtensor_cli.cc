@@ -132,23 +132,10 @@ class RandomGenerator {
 
   uint64_t total_bytes() const { return output_.TotalTensorSizeInBytes; }
 
-  // Checks the descriptors without touching any output memory, so that an
-  // invalid one is reported before the (possibly huge) buffer is allocated.
-  // The library has no validate-only call, so this binds the output to a
-  // probe address that is deliberately misaligned: ExecuteRandomGenerator
-  // checks the operator description before the bindings (as DirectML checks
-  // it at CreateOperator, before anything is bound), so it either reports the
-  // description's error or stops at the probe with kMisaligned, a code the
-  // description cannot produce here because GuaranteedBaseOffsetAlignment is
-  // 0. The probe lies in the never-mapped first page, so even a library that
-  // skipped the check would fault rather than corrupt memory.
-  Status Validate(const PhiloxState& in) const {
-    PhiloxState out;
-    const dml::DML_BUFFER_BINDING probe = {reinterpret_cast<void*>(uintptr_t{1}),
-                                           output_.TotalTensorSizeInBytes};
-    const Status status = Execute(probe.Data, in, &out, randtensor::FillOptions());
-    return status.code() == randtensor::StatusCode::kMisaligned ? Status() : status;
-  }
+  // Checks the descriptors without touching any memory (DirectML's
+  // CreateOperator step), so an invalid one is reported before the possibly
+  // huge buffer is allocated.
+  Status Validate() const { return dml::ValidateRandomGenerator(desc_); }
 
   Status Execute(void* data, const PhiloxState& in, PhiloxState* out,
                  const randtensor::FillOptions& options) const {
@@ -290,7 +277,7 @@ int Generate(const GenerateArgs& args) {
   SelectTarget(args.target);
   std::string calc_error;
   const RandomGenerator generator(args.sizes, args.strides, TotalBytes(args, &calc_error));
-  Status status = generator.Validate(args.state);
+  Status status = generator.Validate();
   if (!status.ok()) Fail(kExitUsage, Message(status));
   if (!calc_error.empty()) Fail(kExitUsage, calc_error);  // not expected: Validate agrees
 

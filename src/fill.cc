@@ -29,16 +29,26 @@ int ElementSize(DataType type) noexcept {
   return 0;
 }
 
-Status MinBufferBytes(const TensorDesc& desc, uint64_t* bytes) noexcept {
-  if (bytes == nullptr) return Status::Error(StatusCode::kInvalidArgument, "bytes is null");
-  const int element_size = ElementSize(desc.dtype);
-  if (element_size == 0) {
+namespace {
+
+// The descriptor's own rules: data type and layout.
+Status Analyze(const TensorDesc& desc, int* element_size, detail::Layout* layout) {
+  *element_size = ElementSize(desc.dtype);
+  if (*element_size == 0) {
     return Status::Error(StatusCode::kUnsupported, "dtype = %d is not a supported data type",
                          static_cast<int>(desc.dtype));
   }
+  return detail::AnalyzeLayout(desc.rank, desc.sizes, desc.strides, *element_size,
+                               kNativeNames, layout);
+}
+
+}  // namespace
+
+Status MinBufferBytes(const TensorDesc& desc, uint64_t* bytes) noexcept {
+  if (bytes == nullptr) return Status::Error(StatusCode::kInvalidArgument, "bytes is null");
+  int element_size = 0;
   detail::Layout layout;
-  Status status = detail::AnalyzeLayout(desc.rank, desc.sizes, desc.strides, element_size,
-                                        kNativeNames, &layout);
+  Status status = Analyze(desc, &element_size, &layout);
   if (status.ok()) *bytes = layout.min_bytes;
   return status;
 }
@@ -49,14 +59,9 @@ Status Fill(const TensorDesc& desc, void* data, uint64_t buffer_bytes,
   // Read the whole input state first: out_state may be the same memory.
   const PhiloxState state = in_state;
 
-  const int element_size = ElementSize(desc.dtype);
-  if (element_size == 0) {
-    return Status::Error(StatusCode::kUnsupported, "dtype = %d is not a supported data type",
-                         static_cast<int>(desc.dtype));
-  }
+  int element_size = 0;
   detail::Layout layout;
-  Status status = detail::AnalyzeLayout(desc.rank, desc.sizes, desc.strides, element_size,
-                                        kNativeNames, &layout);
+  Status status = Analyze(desc, &element_size, &layout);
   if (!status.ok()) return status;
 
   const uintptr_t addr = reinterpret_cast<uintptr_t>(data);

@@ -147,7 +147,7 @@ Pool* GetPool() {
   std::lock_guard<std::mutex> lock(mutex);
   if (pool == nullptr || owner != pid) {
     try {
-      pool = new Pool(DefaultThreadCount() - 1);
+      pool = new Pool(HardwareThreadCount() - 1);
       owner = pid;
     } catch (...) {
       pool = nullptr;
@@ -158,10 +158,18 @@ Pool* GetPool() {
 
 }  // namespace
 
-uint32_t DefaultThreadCount() noexcept {
+uint32_t HardwareThreadCount() noexcept {
   static const uint32_t n = std::max(1u, std::thread::hardware_concurrency());
   return n;
 }
+
+namespace {
+
+std::atomic<uint32_t> g_default_threads{0};  // 0: HardwareThreadCount()
+std::mutex g_default_pool_mutex;               // guards the two pointers below
+ParallelFor g_default_pool;
+
+}  // namespace
 
 void RunTasks(const ParallelFor& host, uint32_t count, uint32_t threads, TaskFn task,
               void* context) noexcept {
@@ -169,8 +177,9 @@ void RunTasks(const ParallelFor& host, uint32_t count, uint32_t threads, TaskFn 
     for (uint32_t i = 0; i < count; ++i) task(context, i);
     return;
   }
-  if (host.fn != nullptr) {
-    host.fn(host.context, count, threads, task, context);
+  const ParallelFor hook = host.fn != nullptr ? host : DefaultParallelFor();
+  if (hook.fn != nullptr) {
+    hook.fn(hook.context, count, threads, task, context);
     return;
   }
   Pool* pool = GetPool();
@@ -180,4 +189,24 @@ void RunTasks(const ParallelFor& host, uint32_t count, uint32_t threads, TaskFn 
 }
 
 }  // namespace detail
+
+void SetDefaultThreads(uint32_t threads) noexcept {
+  detail::g_default_threads.store(threads, std::memory_order_relaxed);
+}
+
+uint32_t DefaultThreads() noexcept {
+  const uint32_t n = detail::g_default_threads.load(std::memory_order_relaxed);
+  return n != 0 ? n : detail::HardwareThreadCount();
+}
+
+void SetDefaultParallelFor(ParallelFor parallel_for) noexcept {
+  std::lock_guard<std::mutex> lock(detail::g_default_pool_mutex);
+  detail::g_default_pool = parallel_for;
+}
+
+ParallelFor DefaultParallelFor() noexcept {
+  std::lock_guard<std::mutex> lock(detail::g_default_pool_mutex);
+  return detail::g_default_pool;
+}
+
 }  // namespace randtensor

@@ -14,13 +14,14 @@
 namespace randtensor {
 namespace detail {
 
-// Threads a fill uses when FillOptions::threads is 0: the hardware threads.
-uint32_t DefaultThreadCount() noexcept;
+// The hardware threads (the library pool's size, workers plus caller).
+uint32_t HardwareThreadCount() noexcept;
 
 // Runs task(context, i) for i in [0, count) on at most `threads` threads and
 // returns when all are done. One task or one thread: inline, no handoff.
-// `host` non-empty: the host's hook runs them. Otherwise the library pool; if
-// another caller holds it, this caller runs its tasks inline rather than wait.
+// `host` non-empty: the host's hook runs them; else the process default set
+// by SetDefaultParallelFor; else the library pool, and if another caller holds
+// it, this caller runs its tasks inline rather than wait.
 void RunTasks(const ParallelFor& host, uint32_t count, uint32_t threads, TaskFn task,
               void* context) noexcept;
 

@@ -309,7 +309,7 @@ uint64_t PlanTiles(Job& job, uint32_t threads, uint64_t tile_option) {
 void WriteTensor(const Layout& layout, uint32_t* origin, const KernelTable& kernels,
                  const PhiloxState& state, const FillOptions& options, FillInfo* info) noexcept {
   const uint64_t n = layout.count;
-  const uint32_t threads = options.threads != 0 ? options.threads : DefaultThreadCount();
+  const uint32_t threads = options.threads != 0 ? options.threads : DefaultThreads();
   const int inner = layout.rank - 1;
   const int64_t row = layout.sizes[inner];
 

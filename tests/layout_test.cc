@@ -215,6 +215,45 @@ void CheckHook(randtensor::ParallelForFn fn) {
 TEST(Layouts, ParallelForHookInReverseOrder) { CheckHook(ReverseOrderHook); }
 TEST(Layouts, ParallelForHookOnStdThreads) { CheckHook(StdThreadHook); }
 
+// A hook installed process-wide (SetDefaultParallelFor) runs fills that name
+// none; one named in FillOptions still wins; an empty one restores the pool.
+TEST(Layouts, DefaultParallelForHook) {
+  HookLog global, local;
+  randtensor::SetDefaultParallelFor(randtensor::ParallelFor{ReverseOrderHook, &global});
+  FillCase c = MakeCase(Shape{{3, 7, 61}, {}}, 1);
+  c.threads = 4;
+  c.tile_elements = 64;
+  EXPECT_TRUE(rt_test::CheckFill(c));
+  EXPECT_EQ(global.calls.load(), 1);
+  c.parallel_for = randtensor::ParallelFor{StdThreadHook, &local};
+  EXPECT_TRUE(rt_test::CheckFill(c));
+  EXPECT_EQ(global.calls.load(), 1);
+  EXPECT_EQ(local.calls.load(), 1);
+  randtensor::SetDefaultParallelFor(randtensor::ParallelFor());
+  c.parallel_for = randtensor::ParallelFor();
+  EXPECT_TRUE(rt_test::CheckFill(c));
+  EXPECT_EQ(global.calls.load(), 1);
+  EXPECT_EQ(randtensor::DefaultParallelFor().fn, nullptr);
+}
+
+// SetDefaultThreads caps fills that say threads = 0; 0 restores all hardware
+// threads. Values never change with it.
+TEST(Layouts, DefaultThreads) {
+  const uint32_t hardware = randtensor::DefaultThreads();
+  EXPECT_EQ(hardware, std::max(1u, std::thread::hardware_concurrency()));
+  FillCase c = MakeCase(Shape{{3, 1 << 17}, {}}, 0);  // large enough to split
+  c.threads = 0;
+  for (uint32_t threads : {1u, 2u, 3u}) {
+    randtensor::SetDefaultThreads(threads);
+    EXPECT_EQ(randtensor::DefaultThreads(), threads);
+    rt_test::FillResult r;
+    EXPECT_TRUE(rt_test::CheckFill(c, &r));
+    EXPECT_EQ(r.info.tasks, threads) << "one task per thread at this size";
+  }
+  randtensor::SetDefaultThreads(0);
+  EXPECT_EQ(randtensor::DefaultThreads(), hardware);
+}
+
 // ------------------------------------------------------------- alignment, rows
 
 // Streaming stores at data pointers 4, 8, 12, 60 bytes past a 64-byte boundary

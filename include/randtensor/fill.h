@@ -62,10 +62,10 @@ struct FillInfo {
 struct FillOptions {
   // First element of the stream to use (see the semantics above).
   uint64_t element_offset = 0;
-  // At most this many threads; 0: the library's default (all hardware threads),
-  // 1: run inline on the calling thread.
+  // At most this many threads; 0: DefaultThreads() (all hardware threads
+  // unless SetDefaultThreads said otherwise), 1: run inline on the caller.
   uint32_t threads = 0;
-  // The host's thread pool; empty: the library's own.
+  // The host's thread pool; empty: DefaultParallelFor(), else the library's own.
   ParallelFor parallel_for = {};
   StoreMode stores = StoreMode::kAuto;
   // Elements per task (rounded up to a multiple of 4); 0: chosen automatically.

@@ -25,6 +25,20 @@ struct ParallelFor {
   void* context = nullptr;     // passed back as pool_context
 };
 
+// Process-wide defaults, for hosts that install their pool once (as
+// torch.set_num_threads does) instead of passing it to every fill. A fill's
+// own FillOptions::threads / FillOptions::parallel_for take precedence.
+
+// Threads a fill uses when FillOptions::threads is 0. 0 restores the
+// library's choice: all hardware threads.
+void SetDefaultThreads(uint32_t threads) noexcept;
+uint32_t DefaultThreads() noexcept;
+
+// The pool fills use when FillOptions::parallel_for is empty. An empty
+// ParallelFor restores the library's own pool.
+void SetDefaultParallelFor(ParallelFor parallel_for) noexcept;
+ParallelFor DefaultParallelFor() noexcept;
+
 }  // namespace randtensor
 
 #endif  // RANDTENSOR_PARALLEL_H_

@@ -15,6 +15,7 @@
 
 #include <cstdint>
 
+#include "randtensor/export.h"
 #include "randtensor/fill.h"
 #include "randtensor/status.h"
 
@@ -85,9 +86,9 @@ struct DML_BUFFER_BINDING {
 // DMLCalcBufferTensorSize: the minimum TotalTensorSizeInBytes for a tensor.
 // Returns 0 when the arguments are invalid or the size overflows 64 bits; use
 // CalcBufferTensorSizeChecked to learn why.
-UINT64 CalcBufferTensorSize(DML_TENSOR_DATA_TYPE dataType, UINT dimensionCount,
+RANDTENSOR_API UINT64 CalcBufferTensorSize(DML_TENSOR_DATA_TYPE dataType, UINT dimensionCount,
                             const UINT* sizes, const UINT* strides) noexcept;
-Status CalcBufferTensorSizeChecked(DML_TENSOR_DATA_TYPE dataType, UINT dimensionCount,
+RANDTENSOR_API Status CalcBufferTensorSizeChecked(DML_TENSOR_DATA_TYPE dataType, UINT dimensionCount,
                                    const UINT* sizes, const UINT* strides,
                                    UINT64* bytes) noexcept;
 
@@ -95,14 +96,14 @@ Status CalcBufferTensorSizeChecked(DML_TENSOR_DATA_TYPE dataType, UINT dimension
 // does: every rule that does not involve a binding. ExecuteRandomGenerator
 // checks the same rules again, so calling this first is optional; it lets a
 // caller reject a descriptor before allocating its buffers.
-Status ValidateRandomGenerator(const DML_RANDOM_GENERATOR_OPERATOR_DESC& desc) noexcept;
+RANDTENSOR_API Status ValidateRandomGenerator(const DML_RANDOM_GENERATOR_OPERATOR_DESC& desc) noexcept;
 
 // Validates `desc` and the bindings, then fills the output tensor and, when
 // desc.OutputStateTensor is set, writes the advanced state. The input and
 // output state may be bound to the same memory. `outputState` must be non-null
 // exactly when desc.OutputStateTensor is. `options` sets threads and the like
 // (its element_offset must be 0: DirectML has no such field).
-Status ExecuteRandomGenerator(const DML_RANDOM_GENERATOR_OPERATOR_DESC& desc,
+RANDTENSOR_API Status ExecuteRandomGenerator(const DML_RANDOM_GENERATOR_OPERATOR_DESC& desc,
                               const DML_BUFFER_BINDING& inputState,
                               const DML_BUFFER_BINDING& output,
                               const DML_BUFFER_BINDING* outputState,

@@ -23,6 +23,7 @@
 
 #include <cstdint>
 
+#include "randtensor/export.h"
 #include "randtensor/parallel.h"
 #include "randtensor/philox.h"
 #include "randtensor/status.h"
@@ -38,7 +39,7 @@ enum class DataType : int32_t {
 };
 
 // Size of one element of `type` in bytes, or 0 for an unknown type.
-int ElementSize(DataType type) noexcept;
+RANDTENSOR_API int ElementSize(DataType type) noexcept;
 
 struct TensorDesc {
   DataType dtype = DataType::kUint32;
@@ -77,14 +78,14 @@ struct FillOptions {
 // Minimum buffer size in bytes for `desc` (DirectML's rule, SPEC.md section 4):
 // (highest offset - lowest offset + 1) * element size rounded up to a multiple
 // of 4; 0 for an empty tensor. Fails on invalid descriptors and on overflow.
-Status MinBufferBytes(const TensorDesc& desc, uint64_t* bytes) noexcept;
+RANDTENSOR_API Status MinBufferBytes(const TensorDesc& desc, uint64_t* bytes) noexcept;
 
 // Fills the tensor `desc` whose element (0, ..., 0) is at `data`. `buffer_bytes`
 // is the size of the buffer, which starts at the lowest address any element
 // maps to; it must be at least MinBufferBytes(desc). `data` must be aligned to
 // the element size. `out_state` may be nullptr or the same memory as
 // `in_state`, and may not overlap the buffer. On error nothing is written.
-Status Fill(const TensorDesc& desc, void* data, uint64_t buffer_bytes,
+RANDTENSOR_API Status Fill(const TensorDesc& desc, void* data, uint64_t buffer_bytes,
             const PhiloxState& in_state, PhiloxState* out_state,
             const FillOptions& options = FillOptions()) noexcept;
 

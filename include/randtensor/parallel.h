@@ -9,6 +9,8 @@
 
 #include <cstdint>
 
+#include "randtensor/export.h"
+
 namespace randtensor {
 
 // A task: run piece `index` of a fill. Never throws.
@@ -31,13 +33,13 @@ struct ParallelFor {
 
 // Threads a fill uses when FillOptions::threads is 0. 0 restores the
 // library's choice: all hardware threads.
-void SetDefaultThreads(uint32_t threads) noexcept;
-uint32_t DefaultThreads() noexcept;
+RANDTENSOR_API void SetDefaultThreads(uint32_t threads) noexcept;
+RANDTENSOR_API uint32_t DefaultThreads() noexcept;
 
 // The pool fills use when FillOptions::parallel_for is empty. An empty
 // ParallelFor restores the library's own pool.
-void SetDefaultParallelFor(ParallelFor parallel_for) noexcept;
-ParallelFor DefaultParallelFor() noexcept;
+RANDTENSOR_API void SetDefaultParallelFor(ParallelFor parallel_for) noexcept;
+RANDTENSOR_API ParallelFor DefaultParallelFor() noexcept;
 
 }  // namespace randtensor
 

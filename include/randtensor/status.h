@@ -10,6 +10,8 @@
 
 #include <cstdint>
 
+#include "randtensor/export.h"
+
 namespace randtensor {
 
 enum class StatusCode : int32_t {
@@ -25,9 +27,9 @@ enum class StatusCode : int32_t {
 };
 
 // Stable lower-case name of a code ("invalid_argument", ...).
-const char* StatusCodeName(StatusCode code) noexcept;
+RANDTENSOR_API const char* StatusCodeName(StatusCode code) noexcept;
 
-class Status {
+class RANDTENSOR_API Status {
  public:
   static constexpr int kMaxMessage = 240;
 

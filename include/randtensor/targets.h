@@ -12,6 +12,7 @@
 #ifndef RANDTENSOR_TARGETS_H_
 #define RANDTENSOR_TARGETS_H_
 
+#include "randtensor/export.h"
 #include "randtensor/status.h"
 
 namespace randtensor {
@@ -24,18 +25,18 @@ struct TargetInfo {
 };
 
 // Number of compiled targets; index 0 is the widest.
-int TargetCount() noexcept;
+RANDTENSOR_API int TargetCount() noexcept;
 
 // Describes compiled target `index` (0 <= index < TargetCount()).
-Status GetTarget(int index, TargetInfo* info) noexcept;
+RANDTENSOR_API Status GetTarget(int index, TargetInfo* info) noexcept;
 
 // The target fills use now, or the error a bad RANDTENSOR_TARGET / SetTarget left.
-Status GetActiveTarget(TargetInfo* info) noexcept;
+RANDTENSOR_API Status GetActiveTarget(TargetInfo* info) noexcept;
 
 // Forces target `name` ("auto" or nullptr: the default) for every later fill in
 // this process, replacing any RANDTENSOR_TARGET choice. On error the previous
 // choice stays.
-Status SetTarget(const char* name) noexcept;
+RANDTENSOR_API Status SetTarget(const char* name) noexcept;
 
 }  // namespace randtensor
 

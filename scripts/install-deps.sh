@@ -13,6 +13,7 @@ packages=(
   libgtest-dev                       # tests
   libbenchmark-dev                   # benchmarks
   librandom123-dev                   # Random123: the independent Philox reference in tests
+  libdlpack-dev                      # dlpack.h: the DLPack entry point
   python3 python3-pytest             # the CLI's contract tests
 )
 

@@ -1,0 +1,152 @@
+/* randtensor's C API: Philox4x32-10 random bits into any strided tensor.
+ *
+ * The same library and semantics as the C++ headers (randtensor/fill.h says
+ * exactly which value every element gets), for C and for other languages'
+ * foreign-function interfaces. Every function returns a randtensor_status;
+ * on failure nothing has been written, and randtensor_last_error() returns a
+ * message naming the offending field and its value. Nothing aborts, nothing
+ * prints.
+ *
+ *   uint32_t state[6] = {0, 0, 0, 0, 42, 0};     counter words 0-3, key words 0-1
+ *   int64_t sizes[2] = {3, 4};
+ *   uint32_t out[12];
+ *   if (randtensor_fill(out, sizeof out, RANDTENSOR_UINT32, 2, sizes, NULL,
+ *                       state, state, NULL) != RANDTENSOR_OK)
+ *     fprintf(stderr, "%s\n", randtensor_last_error());
+ */
+#ifndef RANDTENSOR_RANDTENSOR_H_
+#define RANDTENSOR_RANDTENSOR_H_
+
+#include <stdint.h>
+
+#include "randtensor/export.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define RANDTENSOR_VERSION_MAJOR 0
+#define RANDTENSOR_VERSION_MINOR 1
+#define RANDTENSOR_VERSION_PATCH 0
+#define RANDTENSOR_MAX_RANK 8
+
+/* The same values as randtensor::StatusCode. */
+typedef enum randtensor_status {
+  RANDTENSOR_OK = 0,
+  RANDTENSOR_INVALID_ARGUMENT = 1,
+  RANDTENSOR_UNSUPPORTED = 2,
+  RANDTENSOR_OVERFLOW = 3,
+  RANDTENSOR_OVERLAP = 4,
+  RANDTENSOR_BUFFER_TOO_SMALL = 5,
+  RANDTENSOR_MISALIGNED = 6,
+  RANDTENSOR_UNKNOWN_TARGET = 7,
+  RANDTENSOR_UNSUPPORTED_TARGET = 8
+} randtensor_status;
+
+/* Output element types (randtensor::DataType). */
+typedef enum randtensor_dtype { RANDTENSOR_UINT32 = 0 } randtensor_dtype;
+
+/* How stores reach memory (randtensor::StoreMode). */
+typedef enum randtensor_store_mode {
+  RANDTENSOR_STORES_AUTO = 0,
+  RANDTENSOR_STORES_REGULAR = 1,
+  RANDTENSOR_STORES_STREAMING = 2
+} randtensor_store_mode;
+
+/* The message of the last call on this thread that failed ("" if none has).
+ * Valid until the next failing call on the same thread. */
+RANDTENSOR_API const char* randtensor_last_error(void);
+
+/* Stable lower-case name of a status ("invalid_argument", ...). */
+RANDTENSOR_API const char* randtensor_status_name(randtensor_status status);
+
+/* "0.1.0" */
+RANDTENSOR_API const char* randtensor_version(void);
+
+/* ------------------------------------------------------------- threading */
+
+typedef void (*randtensor_task_fn)(void* task_context, uint32_t index);
+
+/* Must call task(task_context, i) exactly once for every i in [0, count), in
+ * any order and on any threads, and return only when all calls returned.
+ * max_threads is the caller's cap; the pool may use fewer. */
+typedef void (*randtensor_parallel_for_fn)(void* pool_context, uint32_t count,
+                                           uint32_t max_threads, randtensor_task_fn task,
+                                           void* task_context);
+
+/* Threads a fill uses when its options say 0; 0 restores all hardware threads. */
+RANDTENSOR_API void randtensor_set_default_threads(uint32_t threads);
+RANDTENSOR_API uint32_t randtensor_default_threads(void);
+
+/* The pool fills use when their options name none; fn NULL restores the
+ * library's own pool. */
+RANDTENSOR_API void randtensor_set_default_parallel_for(randtensor_parallel_for_fn fn,
+                                                        void* pool_context);
+
+/* ------------------------------------------------------------------ fill */
+
+/* Per-call options. All zero (or a NULL pointer) means the defaults. */
+typedef struct randtensor_fill_options {
+  uint64_t element_offset;       /* first element of the stream to use */
+  uint32_t threads;              /* 0: the default; 1: inline */
+  randtensor_store_mode stores;  /* RANDTENSOR_STORES_AUTO */
+  uint64_t tile_elements;        /* 0: automatic */
+  randtensor_parallel_for_fn parallel_for;  /* NULL: the default pool */
+  void* parallel_for_context;
+} randtensor_fill_options;
+
+/* Report of what a fill did (randtensor::FillInfo). */
+typedef struct randtensor_fill_info {
+  const char* target; /* the SIMD target whose code ran ("" for an empty tensor) */
+  int32_t lanes;
+  uint32_t tasks;
+  int32_t streaming;
+} randtensor_fill_info;
+
+/* Fills the tensor whose element (0, ..., 0) is at `data`: `rank` (0 to 8)
+ * sizes and strides, in elements, signed; strides NULL means packed row-major,
+ * and negative strides are a supported layout. `buffer_bytes` is the size of
+ * the buffer, which starts at the lowest address any element maps to.
+ * state_in and state_out are six uint32 words (counter words 0-3, least
+ * significant first, then key words 0-1); state_out may be NULL or equal to
+ * state_in. options and info may be NULL. */
+RANDTENSOR_API randtensor_status randtensor_fill(
+    void* data, uint64_t buffer_bytes, randtensor_dtype dtype, int32_t rank,
+    const int64_t* sizes, const int64_t* strides, const uint32_t state_in[6],
+    uint32_t state_out[6], const randtensor_fill_options* options);
+
+/* randtensor_fill, also reporting what ran into *info (not written on error). */
+RANDTENSOR_API randtensor_status randtensor_fill_ex(
+    void* data, uint64_t buffer_bytes, randtensor_dtype dtype, int32_t rank,
+    const int64_t* sizes, const int64_t* strides, const uint32_t state_in[6],
+    uint32_t state_out[6], const randtensor_fill_options* options, randtensor_fill_info* info);
+
+/* The minimum buffer_bytes for a layout (DirectML's rule, rounded up to 4). */
+RANDTENSOR_API randtensor_status randtensor_min_buffer_bytes(randtensor_dtype dtype, int32_t rank,
+                                                             const int64_t* sizes,
+                                                             const int64_t* strides,
+                                                             uint64_t* bytes);
+
+/* --------------------------------------------------------------- targets */
+
+typedef struct randtensor_target_info {
+  const char* name; /* "AVX3", "AVX2", "SSE4", "SSSE3", "SCALAR"; static storage */
+  int32_t lanes;
+  int32_t supported;
+  int32_t active;
+} randtensor_target_info;
+
+/* Compiled targets, widest first. */
+RANDTENSOR_API int32_t randtensor_target_count(void);
+RANDTENSOR_API randtensor_status randtensor_get_target(int32_t index,
+                                                       randtensor_target_info* info);
+/* Fails with the reason when RANDTENSOR_TARGET named a bad target. */
+RANDTENSOR_API randtensor_status randtensor_get_active_target(randtensor_target_info* info);
+/* Forces a target by name for the whole process ("auto" or NULL: the default). */
+RANDTENSOR_API randtensor_status randtensor_set_target(const char* name);
+
+#ifdef __cplusplus
+}  /* extern "C" */
+#endif
+
+#endif /* RANDTENSOR_RANDTENSOR_H_ */

@@ -14,7 +14,8 @@ packages=(
   libbenchmark-dev                   # benchmarks
   librandom123-dev                   # Random123: the independent Philox reference in tests
   libdlpack-dev                      # dlpack.h: the DLPack entry point
-  python3 python3-pytest             # the CLI's contract tests
+  python3 python3-pytest             # the CLI's contract tests and the Python tests
+  python3-dev python3-numpy pybind11-dev   # the Python module
 )
 
 $SUDO apt-get update

@@ -482,6 +482,9 @@ BAD_ARGUMENTS = [
                  id="threads-over-32-bits"),
     pytest.param(["--sizes", "4", "--total-bytes", "lots"], r"--total-bytes",
                  id="total-bytes-junk"),
+    pytest.param(["--sizes", "4", "--format", "foo"], r"--format: 'foo'", id="format-foo"),
+    pytest.param(["--sizes", "4", "--format", "NPY"], r"--format: 'NPY'", id="format-case"),
+    pytest.param(["--sizes", "4", "--format="], r"--format", id="format-empty"),
 ]
 
 
@@ -515,6 +518,65 @@ def test_invalid_descriptor_leaves_existing_file_alone(tmp_path):
 
 
 # ---------------------------------------------------------------------------
+# --format npy: the logical tensor as a NumPy file
+
+NPY_LAYOUTS = [
+    # (sizes, strides or None, --total-bytes or None)
+    pytest.param([7], None, None, id="one-dim"),
+    pytest.param([3, 5], None, None, id="packed"),
+    pytest.param([3, 5], [8, 1], None, id="strided"),
+    pytest.param([3, 5], [8, 1], 200, id="strided-total-bytes"),
+    pytest.param([2, 3, 4], [1, 8, 2], None, id="permuted"),
+    pytest.param([4, 3], [1, 5], None, id="column-major-padded"),
+    pytest.param([2, 1, 3, 1, 2, 1, 1, 3], None, None, id="eight-dims"),
+]
+
+
+@pytest.mark.parametrize("sizes,strides,total", NPY_LAYOUTS)
+def test_npy_holds_the_logical_tensor(tmp_path, sizes, strides, total):
+    numpy = pytest.importorskip("numpy")
+    state = [0xFFFFFFFE, MASK32, MASK32, MASK32, 3, 4]  # also crosses the 128-bit wrap
+    n = len(offsets(sizes, packed_strides(sizes)))
+    layout = (["--strides", csv(strides)] if strides else []) + \
+        (["--total-bytes", total] if total else [])
+    lines, _ = generate_file(tmp_path, "t.npy", "--sizes", csv(sizes), *layout,
+                             "--pad-byte", "0xab", "--format", "npy", "--state", words(state))
+    assert lines == [state_line(advanced(state, n))]
+    array = numpy.load(tmp_path / "t.npy")
+    assert array.dtype == numpy.dtype("<u4") and array.shape == tuple(sizes)
+    assert array.flags.c_contiguous
+    assert array.reshape(-1).tolist() == elements(state, n)
+
+
+def test_npy_header_layout(tmp_path):
+    """Version 1.0, a header padded to a multiple of 64 bytes, then exactly the
+    elements: no padding bytes, whatever the strides."""
+    _, data = generate_file(tmp_path, "h.npy", "--sizes", "3,5", "--strides", "8,1",
+                            "--format", "npy", "--seed", "9")
+    assert data[:8] == b"\x93NUMPY\x01\x00"
+    header_length = struct.unpack_from("<H", data, 8)[0]
+    end = 10 + header_length
+    assert end % 64 == 0
+    header = data[10:end].decode("latin-1")
+    assert header.endswith("\n") and header.rstrip(" \n").endswith("}")
+    assert header.startswith("{'descr': '<u4', 'fortran_order': False, 'shape': (3, 5), }")
+    assert data[end:] == struct.pack("<15I", *elements([0, 0, 0, 0, 9, 0], 15))
+
+
+def test_raw_format_is_the_default(tmp_path):
+    args = ("--sizes", "3,5", "--strides", "8,1", "--pad-byte", "7", "--seed", "3")
+    assert generate_file(tmp_path, "a.bin", *args, "--format", "raw") == \
+        generate_file(tmp_path, "b.bin", *args)
+
+
+def test_format_needs_out(tmp_path):
+    result = subprocess.run([cli_path(), "generate", "--sizes", "4", "--format", "npy"],
+                            cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert_usage_error(result, r"--format npy needs --out")
+    assert list(tmp_path.iterdir()) == []
+
+
+# ---------------------------------------------------------------------------
 # Write failures
 
 
@@ -528,14 +590,16 @@ def test_write_failure_exits_1_and_keeps_devices():
     assert stat.S_ISCHR(os.stat("/dev/full").st_mode)
 
 
-def test_partial_file_is_removed(tmp_path):
+@pytest.mark.parametrize("file_format", ["raw", "npy"])
+def test_partial_file_is_removed(tmp_path, file_format):
     def small_file_limit():
         # Ignore SIGXFSZ so the write fails with EFBIG instead of killing the tool.
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
         resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))
 
     out = tmp_path / "partial.bin"
-    result = run("generate", "--sizes", "100000", "--out", out, preexec_fn=small_file_limit)
+    result = run("generate", "--sizes", "100000", "--out", out, "--format", file_format,
+                 preexec_fn=small_file_limit)
     assert result.returncode == 1, result.stderr
     assert result.stdout == ""
     assert result.stderr.count("\n") == 1 and "partial.bin" in result.stderr
@@ -586,7 +650,7 @@ def test_help(args):
     result = run(*args)
     assert result.returncode == 0 and result.stderr == ""
     assert "generate" in result.stdout and "--sizes" in result.stdout
-    assert "--repeat" in result.stdout
+    assert "--repeat" in result.stdout and "--format raw|npy" in result.stdout
 
 
 def test_version():

@@ -19,6 +19,7 @@
 #include <new>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "randtensor/directml.h"
@@ -59,9 +60,14 @@ constexpr char kUsage[] =
     "                        (default: --seed 0; give --state or --seed, not both)\n"
     "  --threads T           use at most T threads (default: the library's)\n"
     "  --target NAME         force a SIMD target (see `randtensor targets`)\n"
-    "  --out FILE            write the raw buffer: TotalTensorSizeInBytes bytes,\n"
-    "                        little-endian, padding bytes set to --pad-byte\n"
-    "  --pad-byte X          value of the padding bytes in --out (0 to 255, default 0)\n"
+    "  --out FILE            write the output to FILE in the --format below\n"
+    "  --format raw|npy      what --out holds (needs --out; default raw):\n"
+    "                        raw: the buffer, TotalTensorSizeInBytes bytes, little-endian,\n"
+    "                          padding bytes set to --pad-byte;\n"
+    "                        npy: a NumPy .npy file (version 1.0, dtype '<u4', C order,\n"
+    "                          shape = --sizes) of the logical tensor: the elements read\n"
+    "                          back through --strides in row-major order, no padding\n"
+    "  --pad-byte X          value of the padding bytes in raw --out (0 to 255, default 0)\n"
     "  --repeat R            after one warm-up call, time R calls into the same\n"
     "                        buffer and print `GBps: <4 * elements / median seconds\n"
     "                        per call / 1e9>`. Every call starts from the same input\n"
@@ -84,6 +90,9 @@ constexpr uint64_t kMaxRepeat = 1000000;
 
 std::string Message(const Status& status) { return status.message(); }
 
+// What --out holds: the buffer as it is, or the logical tensor as a .npy file.
+enum class OutputFormat { kRaw, kNpy };
+
 // What `generate` was asked to do, parsed and range-checked.
 struct GenerateArgs {
   std::vector<uint32_t> sizes;
@@ -93,6 +102,7 @@ struct GenerateArgs {
   uint32_t threads = 0;  // 0: the library's default
   std::optional<std::string> target;
   std::optional<std::string> out;
+  OutputFormat format = OutputFormat::kRaw;
   uint8_t pad_byte = 0;
   uint32_t repeat = 0;        // 0: no timing
   bool print_target = false;  // the no-argument example also says which target ran
@@ -177,6 +187,12 @@ uint64_t TotalBytes(const GenerateArgs& args, std::string* calc_error) {
 // ---------------------------------------------------------------------------
 // Output buffer and file
 
+uint64_t ElementCount(const std::vector<uint32_t>& sizes) {
+  uint64_t n = 1;
+  for (uint32_t s : sizes) n *= s;  // validated: at most 2^32 - 1
+  return n;
+}
+
 // A 64-byte aligned byte buffer: a cache line and an AVX-512 vector, so
 // timings do not depend on where the allocator happened to put it.
 class Buffer {
@@ -214,20 +230,111 @@ void RemovePartialFile(const std::string& path) {
   }
 }
 
-void WriteFile(const std::string& path, const uint8_t* data, size_t size) {
-  std::FILE* file = std::fopen(path.c_str(), "wb");
-  if (file == nullptr) {
-    Fail(kExitFailure, "--out: cannot open '" + path + "': " + std::strerror(errno));
+// An --out file being written. Any failure removes the partly written file
+// and ends the program with status 1.
+class OutputFile {
+ public:
+  explicit OutputFile(std::string path) : path_(std::move(path)) {
+    file_ = std::fopen(path_.c_str(), "wb");
+    if (file_ == nullptr) {
+      Fail(kExitFailure, "--out: cannot open '" + path_ + "': " + std::strerror(errno));
+    }
   }
-  const bool written = std::fwrite(data, 1, size, file) == size;
-  int error = errno;
+  OutputFile(const OutputFile&) = delete;
+  OutputFile& operator=(const OutputFile&) = delete;
+  ~OutputFile() {
+    if (file_ != nullptr) std::fclose(file_);  // only when an exception passes by
+  }
+
+  void Write(const void* data, size_t size) {
+    if (std::fwrite(data, 1, size, file_) != size) Abandon(errno);
+  }
+
   // fclose flushes, so a full disk often shows up only here.
-  const bool closed = std::fclose(file) == 0;
-  if (written && !closed) error = errno;
-  if (!written || !closed) {
-    RemovePartialFile(path);
-    Fail(kExitFailure, "--out: writing '" + path + "' failed: " + std::strerror(error));
+  void Close() {
+    if (std::fclose(std::exchange(file_, nullptr)) != 0) Abandon(errno);
   }
+
+ private:
+  [[noreturn]] void Abandon(int error) {
+    if (file_ != nullptr) std::fclose(std::exchange(file_, nullptr));
+    RemovePartialFile(path_);
+    Fail(kExitFailure, "--out: writing '" + path_ + "' failed: " + std::strerror(error));
+  }
+
+  std::string path_;
+  std::FILE* file_ = nullptr;
+};
+
+// --format raw: the buffer byte for byte, padding included.
+void WriteRaw(const std::string& path, const Buffer& buffer) {
+  OutputFile file(path);
+  file.Write(buffer.data(), buffer.size());
+  file.Close();
+}
+
+// The .npy header (format version 1.0) for a C-ordered '<u4' array of shape
+// `sizes`: magic, version, little-endian header length, then the dict padded
+// with spaces and ended by a newline so the data starts at a multiple of 64.
+std::string NpyHeader(const std::vector<uint32_t>& sizes) {
+  std::string shape;
+  for (uint32_t size : sizes) shape += std::to_string(size) + ", ";
+  // Python's tuple syntax: "(7,)" for one dimension, "(3, 5)" for more.
+  shape.resize(shape.size() - (sizes.size() == 1 ? 1 : 2));
+  std::string dict = "{'descr': '<u4', 'fortran_order': False, 'shape': (" + shape + "), }";
+  constexpr size_t kPreamble = 10;  // magic (6), version (2), header length (2)
+  dict.append((64 - (kPreamble + dict.size() + 1) % 64) % 64, ' ');
+  dict += '\n';
+  const size_t length = dict.size();  // < 65536: eight 10-digit sizes at most
+  const char preamble[kPreamble] = {'\x93', 'N', 'U', 'M', 'P', 'Y', 1, 0,
+                                    static_cast<char>(length & 0xFF),
+                                    static_cast<char>(length >> 8)};
+  return std::string(preamble, kPreamble) + dict;
+}
+
+// Calls visit(offset) with the element offset of every element, in logical
+// row-major order (last dimension fastest), by counting through the indices.
+template <typename Visit>
+void ForEachElementOffset(const std::vector<uint32_t>& sizes,
+                          const std::vector<uint64_t>& strides, const Visit& visit) {
+  std::vector<uint32_t> index(sizes.size(), 0);
+  uint64_t offset = 0;
+  for (uint64_t e = 0, count = ElementCount(sizes); e < count; ++e) {
+    visit(offset);
+    for (size_t d = sizes.size(); d-- > 0;) {
+      if (++index[d] < sizes[d]) {
+        offset += strides[d];
+        break;
+      }
+      offset -= uint64_t{sizes[d] - 1} * strides[d];  // back to index 0, carry on
+      index[d] = 0;
+    }
+  }
+}
+
+// --format npy: the logical tensor read back through the strides, so the file
+// holds the same array whatever --strides and --total-bytes were.
+void WriteNpy(const std::string& path, const Buffer& buffer, const std::vector<uint32_t>& sizes,
+              const std::vector<uint64_t>& strides) {
+  OutputFile file(path);
+  const std::string header = NpyHeader(sizes);
+  file.Write(header.data(), header.size());
+  constexpr size_t kChunkBytes = size_t{1} << 20;  // few writes, little memory
+  std::vector<uint8_t> chunk;
+  chunk.reserve(kChunkBytes);
+  ForEachElementOffset(sizes, strides, [&](uint64_t offset) {
+    uint32_t value;
+    std::memcpy(&value, buffer.data() + offset * 4, sizeof(value));
+    for (int shift = 0; shift < 32; shift += 8) {
+      chunk.push_back(static_cast<uint8_t>(value >> shift));  // '<u4' on any host
+    }
+    if (chunk.size() >= kChunkBytes) {
+      file.Write(chunk.data(), chunk.size());
+      chunk.clear();
+    }
+  });
+  file.Write(chunk.data(), chunk.size());
+  file.Close();
 }
 
 // ---------------------------------------------------------------------------
@@ -247,10 +354,23 @@ double MedianSeconds(uint32_t repeat, const Call& call) {
   return seconds.size() % 2 == 1 ? seconds[mid] : (seconds[mid - 1] + seconds[mid]) / 2;
 }
 
-uint64_t ElementCount(const std::vector<uint32_t>& sizes) {
-  uint64_t n = 1;
-  for (uint32_t s : sizes) n *= s;  // validated: at most 2^32 - 1
-  return n;
+// Element strides of the output: --strides, or packed row-major.
+std::vector<uint64_t> ElementStrides(const GenerateArgs& args) {
+  std::vector<uint64_t> strides(args.sizes.size());
+  uint64_t step = 1;
+  for (size_t d = args.sizes.size(); d-- > 0;) {
+    strides[d] = args.strides.has_value() ? (*args.strides)[d] : step;
+    step *= args.sizes[d];  // validated: at most 2^32 - 1 elements
+  }
+  return strides;
+}
+
+void WriteOutput(const GenerateArgs& args, const Buffer& buffer) {
+  if (args.format == OutputFormat::kNpy) {
+    WriteNpy(*args.out, buffer, args.sizes, ElementStrides(args));
+  } else {
+    WriteRaw(*args.out, buffer);
+  }
 }
 
 // Applies --target, then makes sure a target is usable: a bad
@@ -309,7 +429,7 @@ int Generate(const GenerateArgs& args) {
     gbps = bytes / std::max(seconds, 1e-9) / 1e9;
   }
 
-  if (args.out.has_value()) WriteFile(*args.out, buffer.data(), buffer.size());
+  if (args.out.has_value()) WriteOutput(args, buffer);
 
   // Print only at the end: on any failure above stdout stays empty.
   std::printf("%s\n", FormatState(state_out).c_str());
@@ -338,10 +458,24 @@ PhiloxState ParseInputState(const Options& options) {
   return state;
 }
 
+// --format: only meaningful with --out, so without it a likely mistake (the
+// user expected output somewhere) is an error rather than silently ignored.
+OutputFormat ParseFormat(const std::string& text, const std::optional<std::string>& out) {
+  OutputFormat format = OutputFormat::kRaw;
+  if (text == "npy") {
+    format = OutputFormat::kNpy;
+  } else if (text != "raw") {
+    Fail(kExitUsage, "--format: '" + text + "' is not a format (raw or npy)");
+  }
+  if (!out.has_value()) Fail(kExitUsage, "--format " + text + " needs --out FILE");
+  return format;
+}
+
 // The arguments of `generate`, or nothing when they ask for --help.
 std::optional<GenerateArgs> ParseGenerateArgs(const std::vector<std::string>& words) {
   const Options options(words, {"--sizes", "--strides", "--total-bytes", "--state", "--seed",
-                                "--threads", "--target", "--out", "--pad-byte", "--repeat"});
+                                "--threads", "--target", "--out", "--format", "--pad-byte",
+                                "--repeat"});
   if (options.help()) return std::nullopt;
   GenerateArgs args;
   if (!options.Has("--sizes")) Fail(kExitUsage, "generate needs --sizes");
@@ -364,6 +498,7 @@ std::optional<GenerateArgs> ParseGenerateArgs(const std::vector<std::string>& wo
   }
   if (options.Has("--target")) args.target = options.Get("--target");
   if (options.Has("--out")) args.out = options.Get("--out");
+  if (options.Has("--format")) args.format = ParseFormat(options.Get("--format"), args.out);
   if (options.Has("--pad-byte")) {
     args.pad_byte = static_cast<uint8_t>(ParseNumber("--pad-byte", options.Get("--pad-byte"), 255));
   }

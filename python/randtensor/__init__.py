@@ -1,0 +1,147 @@
+"""randtensor: Philox4x32-10 random bits into NumPy arrays and DLPack tensors.
+
+Every element gets the value DirectML's DML_RANDOM_GENERATOR gives it
+(SPEC.md): number the elements in logical row-major order (last axis fastest),
+then element e holds word (e' mod 4) of Philox4x32-10(C + e' // 4, key) with
+e' = offset + e. Values never depend on the array's memory layout, the thread
+count or the SIMD target: a transposed, sliced or negatively strided view holds
+the same logical tensor as a fresh C-contiguous array.
+
+The state is six uint32 words in DirectML's order: counter words 0-3 (least
+significant first), then key words 0-1. `seed=N` means key (N mod 2^32,
+N >> 32) and counter 0. Every fill returns the state after it: the counter
+advanced by ceil((offset + N) / 4), the key unchanged.
+
+    >>> import numpy as np, randtensor
+    >>> a = np.empty((3, 4), np.uint32)
+    >>> state = randtensor.fill(a, seed=42)
+    >>> state = randtensor.fill(a.T, state=state)        # any view works
+
+Errors raise before anything is written, with the library's message:
+TypeError for a dtype other than uint32 (or an object that is neither an
+ndarray nor a DLPack producer), ValueError for bad layouts (read-only,
+unaligned, overlapping, more than 8 dimensions) and bad arguments,
+RuntimeError when the process's SIMD target choice (RANDTENSOR_TARGET) is
+unusable.
+"""
+
+import operator
+
+import numpy as np
+
+from . import _core
+from ._core import (
+    __version__,
+    active_target,
+    default_threads,
+    set_default_threads,
+    targets,
+)
+
+__all__ = [
+    "__version__",
+    "active_target",
+    "default_threads",
+    "fill",
+    "generate",
+    "philox_block",
+    "set_default_threads",
+    "set_target",
+    "targets",
+]
+
+_STATE_WORDS = 6
+
+
+def _unsigned(name, value, bits):
+    """`value` as a Python int in 0 .. 2**bits - 1, or a TypeError/ValueError naming `name`."""
+    try:
+        number = operator.index(value)  # ints and NumPy integers; not floats or strings
+    except TypeError:
+        raise TypeError(f"{name} must be an integer, not {type(value).__name__}") from None
+    if not 0 <= number < 1 << bits:
+        raise ValueError(f"{name} = {number} is outside the uint{bits} range 0..{(1 << bits) - 1}")
+    return number
+
+
+def _words(name, words, count):
+    """A sequence of `count` uint32 words as a list of ints."""
+    try:
+        length = None if isinstance(words, (str, bytes)) else len(words)
+    except TypeError:  # no len(), or a 0-d NumPy array
+        length = None
+    if length is None:
+        raise TypeError(f"{name} must be a sequence of {count} uint32 words, "
+                        f"not {type(words).__name__}")
+    if length != count:
+        raise ValueError(f"{name} has {length} words; it needs {count}")
+    return [_unsigned(f"{name}[{i}]", w, 32) for i, w in enumerate(words)]
+
+
+def _state_words(state, seed):
+    """The six input words from `state` or `seed` (default: seed 0)."""
+    if state is not None and seed is not None:
+        raise ValueError("give state or seed, not both")
+    if state is not None:
+        return _words("state", state, _STATE_WORDS)
+    return _core.seed_state(_unsigned("seed", 0 if seed is None else seed, 64))
+
+
+def _fill_arguments(state, seed, offset, threads):
+    return (_state_words(state, seed), _unsigned("offset", offset, 64),
+            _unsigned("threads", threads, 32))
+
+
+def _export_dlpack(producer):
+    """The producer's "dltensor" capsule. CPU tensors need no stream; the
+    protocol says to pass stream=None, which older producers do not accept."""
+    try:
+        return producer.__dlpack__(stream=None)
+    except TypeError:
+        return producer.__dlpack__()
+
+
+def fill(array, state=None, seed=None, offset=0, threads=0):
+    """Fills `array` in place and returns the next state (uint32 array of 6 words).
+
+    array: a writable numpy.ndarray of dtype uint32, any shape (0 to 8
+        dimensions) and any strides, or any object with __dlpack__ whose
+        tensor is uint32 in CPU memory (PyTorch, JAX, CuPy's host arrays...).
+    state: six uint32 words (counter words 0-3, key words 0-1); or
+    seed: an integer 0 .. 2**64 - 1 (key = (seed mod 2**32, seed >> 32),
+        counter 0). Not both; neither means seed 0.
+    offset: first element of the stream to use (sharding, cuRAND's offset).
+    threads: at most this many threads; 0 means default_threads().
+    """
+    arguments = _fill_arguments(state, seed, offset, threads)
+    # NumPy arrays go through the buffer path, which can see writability;
+    # DLPack 0.x cannot express "read-only".
+    if isinstance(array, np.ndarray):
+        return _core.fill_ndarray(array, *arguments)
+    if hasattr(array, "__dlpack__"):
+        return _core.fill_dlpack(_export_dlpack(array), *arguments)
+    raise TypeError(f"cannot fill a {type(array).__name__}: pass a numpy.ndarray or an "
+                    "object with __dlpack__")
+
+
+def generate(shape, state=None, seed=None, offset=0, threads=0):
+    """A new C-contiguous uint32 array of `shape` (an int or a tuple; zero sizes
+    allowed) filled as fill() would. Use fill() to get the next state."""
+    arguments = _fill_arguments(state, seed, offset, threads)  # before allocating
+    array = np.empty(shape, dtype=np.uint32)
+    _core.fill_ndarray(array, *arguments)
+    return array
+
+
+def philox_block(counter, key):
+    """Philox4x32-10 of one block (Random123's philox4x32_R(10, ctr, key)):
+    four counter words (least significant first) and two key words -> a tuple
+    of four ints. The scalar reference every fill equals."""
+    return _core.philox_block(_words("counter", counter, 4), _words("key", key, 2))
+
+
+def set_target(name):
+    """Forces SIMD target `name` (see targets(); case is ignored) for every
+    later fill in this process; "auto" or None restores the default. Raises
+    ValueError for a target that is unknown or that this CPU cannot run."""
+    _core.set_target("auto" if name is None else name)

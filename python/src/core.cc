@@ -1,0 +1,279 @@
+// randtensor._core: the compiled half of the Python module `randtensor`.
+//
+// The pure-Python package (python/randtensor/__init__.py) validates and
+// normalizes the arguments (state words, seed, offset, threads) and picks the
+// path; this file turns a NumPy array or a DLPack capsule into the library's
+// descriptors, fills with the GIL released, and turns every failed Status into
+// a Python exception carrying the library's message:
+//
+//   ValueError    invalid_argument, overlap, misaligned, buffer_too_small,
+//                 overflow, unsupported (rank > 8, an undecidable layout, a
+//                 non-CPU DLPack device), a read-only array, a stride that is
+//                 not a multiple of 4 bytes, a bad name passed to set_target
+//   TypeError     a dtype other than native-order uint32 (checked here, before
+//                 the library, so that the type of the exception says "dtype"),
+//                 an object that is not an ndarray / not a "dltensor" capsule
+//   RuntimeError  unknown_target / unsupported_target during a fill or
+//                 active_target(): the process's target choice (RANDTENSOR_TARGET)
+//                 is broken, not the call's arguments
+//
+// Nothing is written when an exception is raised: every check here runs before
+// the library is called, and the library itself writes nothing on error.
+
+#include <dlpack/dlpack.h>
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <array>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "randtensor/dlpack.h"
+#include "randtensor/fill.h"
+#include "randtensor/parallel.h"
+#include "randtensor/philox.h"
+#include "randtensor/status.h"
+#include "randtensor/targets.h"
+
+#ifndef RANDTENSOR_VERSION
+#error "RANDTENSOR_VERSION must be defined (python/CMakeLists.txt passes PROJECT_VERSION)"
+#endif
+
+namespace py = pybind11;
+using namespace pybind11::literals;
+
+namespace {
+
+using randtensor::PhiloxState;
+using randtensor::Status;
+using randtensor::StatusCode;
+
+using StateWords = std::array<uint32_t, 6>;
+constexpr int kElementBytes = 4;  // uint32, the only element type
+
+// ---------------------------------------------------------------------------
+// Status -> exception
+
+void ThrowIfError(const Status& status) {
+  if (status.ok()) return;
+  switch (status.code()) {
+    case StatusCode::kUnknownTarget:
+    case StatusCode::kUnsupportedTarget:
+      throw std::runtime_error(status.message());  // pybind11: RuntimeError
+    default:
+      throw py::value_error(status.message());
+  }
+}
+
+// ---------------------------------------------------------------------------
+// The fill itself, shared by the NumPy and DLPack paths
+
+PhiloxState ToState(const StateWords& words) {
+  PhiloxState state;
+  std::copy(words.begin(), words.end(), state.words);
+  return state;
+}
+
+py::array_t<uint32_t> StateArray(const PhiloxState& state) {
+  py::array_t<uint32_t> array(6);
+  std::copy(std::begin(state.words), std::end(state.words), array.mutable_data());
+  return array;
+}
+
+// Runs fill(in_state, &out_state, options) without the GIL, so other Python
+// threads (a data loader, say) run while a large tensor is filled. `fill` may
+// not touch Python objects.
+template <typename FillFn>
+py::array_t<uint32_t> FillWithoutGil(const StateWords& words, uint64_t offset, uint32_t threads,
+                                     const FillFn& fill) {
+  randtensor::FillOptions options;
+  options.element_offset = offset;
+  options.threads = threads;
+  const PhiloxState in_state = ToState(words);
+  PhiloxState out_state;
+  Status status;
+  {
+    py::gil_scoped_release release;
+    status = fill(in_state, &out_state, options);
+  }
+  ThrowIfError(status);
+  return StateArray(out_state);
+}
+
+// ---------------------------------------------------------------------------
+// NumPy path
+
+void CheckWritableUint32(const py::array& array) {
+  // Compares with the native-order uint32 dtype: '>u4' on a little-endian
+  // host holds uint32 values too, but the library would store them swapped.
+  if (!array.dtype().equal(py::dtype::of<uint32_t>())) {
+    throw py::type_error("array dtype is " + std::string(py::str(array.dtype())) +
+                         "; randtensor fills uint32 arrays (native byte order) only");
+  }
+  if (!array.writeable()) throw py::value_error("array is read-only");
+}
+
+// NumPy strides are in bytes; the library's are in elements. A dimension
+// that never moves (size <= 1, or an empty array) may carry any stride.
+std::vector<int64_t> ElementStrides(const py::array& array) {
+  std::vector<int64_t> strides(static_cast<size_t>(array.ndim()));
+  for (py::ssize_t d = 0; d < array.ndim(); ++d) {
+    const py::ssize_t bytes = array.strides(d);
+    if (bytes % kElementBytes == 0) {
+      strides[d] = bytes / kElementBytes;
+    } else if (array.shape(d) <= 1 || array.size() == 0) {
+      strides[d] = 0;  // never used to address an element
+    } else {
+      throw py::value_error("strides[" + std::to_string(d) + "] = " + std::to_string(bytes) +
+                            " bytes is not a multiple of the element size (4 bytes): the "
+                            "elements are unaligned");
+    }
+  }
+  return strides;
+}
+
+py::array_t<uint32_t> FillNdarray(py::handle object, const StateWords& words, uint64_t offset,
+                                  uint32_t threads) {
+  if (!py::isinstance<py::array>(object)) {
+    throw py::type_error("fill_ndarray needs a numpy.ndarray, not " +
+                         std::string(py::str(py::type::handle_of(object).attr("__name__"))));
+  }
+  const auto array = py::reinterpret_borrow<py::array>(object);
+  CheckWritableUint32(array);
+  const std::vector<int64_t> sizes(array.shape(), array.shape() + array.ndim());
+  const std::vector<int64_t> strides = ElementStrides(array);
+
+  randtensor::TensorDesc desc;
+  desc.rank = static_cast<int32_t>(array.ndim());
+  desc.sizes = sizes.data();
+  desc.strides = strides.data();
+  // The buffer is exactly the span of the elements: NumPy says nothing about
+  // the memory around a view, so nothing else may be assumed writable.
+  uint64_t buffer_bytes = 0;
+  ThrowIfError(randtensor::MinBufferBytes(desc, &buffer_bytes));
+  void* data = const_cast<void*>(array.data());  // writability checked above
+  return FillWithoutGil(words, offset, threads, [&](const PhiloxState& in, PhiloxState* out,
+                                                    const randtensor::FillOptions& options) {
+    return randtensor::Fill(desc, data, buffer_bytes, in, out, options);
+  });
+}
+
+// ---------------------------------------------------------------------------
+// DLPack path (the Python protocol: a PyCapsule named "dltensor")
+
+constexpr char kCapsuleName[] = "dltensor";
+constexpr char kUsedCapsuleName[] = "used_dltensor";
+
+// A DLManagedTensor taken over from a "dltensor" capsule. As the DLPack Python
+// specification says, the consumer renames the capsule to "used_dltensor" (so
+// the producer's capsule destructor leaves the tensor alone) and calls the
+// deleter itself when done. The deleter runs with the GIL held: NumPy's and
+// PyTorch's deleters drop Python references.
+class ConsumedDLTensor {
+ public:
+  explicit ConsumedDLTensor(py::handle capsule) {
+    if (!PyCapsule_IsValid(capsule.ptr(), kCapsuleName)) {
+      if (PyCapsule_IsValid(capsule.ptr(), kUsedCapsuleName)) {
+        throw py::value_error("the DLPack capsule was already consumed (named 'used_dltensor')");
+      }
+      throw py::type_error("__dlpack__() returned a " +
+                           std::string(py::str(py::type::handle_of(capsule).attr("__name__"))) +
+                           ", not a PyCapsule named 'dltensor'");
+    }
+    // Valid means non-null. Until the rename succeeds the capsule still owns it.
+    managed_ = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(capsule.ptr(), kCapsuleName));
+    if (PyCapsule_SetName(capsule.ptr(), kUsedCapsuleName) != 0) throw py::error_already_set();
+  }
+  ~ConsumedDLTensor() {
+    if (managed_->deleter != nullptr) managed_->deleter(managed_);
+  }
+  ConsumedDLTensor(const ConsumedDLTensor&) = delete;
+  ConsumedDLTensor& operator=(const ConsumedDLTensor&) = delete;
+
+  const DLTensor& tensor() const { return managed_->dl_tensor; }
+
+ private:
+  DLManagedTensor* managed_ = nullptr;
+};
+
+// The library rejects other dtypes too (as `unsupported`); checking here
+// first makes a wrong dtype a TypeError on both paths.
+void CheckUint32(const DLDataType& dtype) {
+  if (dtype.code == kDLUInt && dtype.bits == 32 && dtype.lanes == 1) return;
+  throw py::type_error("DLPack dtype is (code " + std::to_string(dtype.code) + ", bits " +
+                       std::to_string(dtype.bits) + ", lanes " + std::to_string(dtype.lanes) +
+                       "); randtensor fills uint32 tensors (kDLUInt, 32 bits, 1 lane) only");
+}
+
+py::array_t<uint32_t> FillDLPack(py::handle capsule, const StateWords& words, uint64_t offset,
+                                 uint32_t threads) {
+  const ConsumedDLTensor consumed(capsule);  // outlives the GIL release below
+  CheckUint32(consumed.tensor().dtype);
+  return FillWithoutGil(words, offset, threads, [&](const PhiloxState& in, PhiloxState* out,
+                                                    const randtensor::FillOptions& options) {
+    return randtensor::FillDLTensor(consumed.tensor(), in, out, options);
+  });
+}
+
+// ---------------------------------------------------------------------------
+// Targets, threads, the reference block
+
+py::dict TargetDict(const randtensor::TargetInfo& target) {
+  return py::dict("name"_a = target.name, "lanes"_a = target.lanes,
+                  "supported"_a = target.supported, "active"_a = target.active);
+}
+
+py::list Targets() {
+  py::list list;
+  for (int i = 0; i < randtensor::TargetCount(); ++i) {
+    randtensor::TargetInfo target;
+    ThrowIfError(randtensor::GetTarget(i, &target));
+    list.append(TargetDict(target));
+  }
+  return list;
+}
+
+std::string ActiveTarget() {
+  randtensor::TargetInfo target;
+  ThrowIfError(randtensor::GetActiveTarget(&target));
+  return target.name;
+}
+
+// A bad name is a bad argument here (ValueError), unlike during a fill.
+void SetTarget(const std::string& name) {
+  const Status status = randtensor::SetTarget(name.c_str());
+  if (!status.ok()) throw py::value_error(status.message());
+}
+
+py::tuple PhiloxBlock(const std::array<uint32_t, 4>& counter, const std::array<uint32_t, 2>& key) {
+  const randtensor::PhiloxBlock block = randtensor::philox::Block(
+      randtensor::Counter128{{counter[0], counter[1], counter[2], counter[3]}},
+      randtensor::PhiloxKey{{key[0], key[1]}});
+  return py::make_tuple(block.v[0], block.v[1], block.v[2], block.v[3]);
+}
+
+StateWords SeedState(uint64_t seed) {
+  const PhiloxState state = PhiloxState::FromSeed(seed);
+  StateWords words;
+  std::copy(std::begin(state.words), std::end(state.words), words.begin());
+  return words;
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_core, m) {
+  m.doc() = "randtensor's compiled core; use the `randtensor` package instead.";
+  m.attr("__version__") = RANDTENSOR_VERSION;
+  m.def("fill_ndarray", &FillNdarray, "array"_a, "state"_a, "offset"_a, "threads"_a);
+  m.def("fill_dlpack", &FillDLPack, "capsule"_a, "state"_a, "offset"_a, "threads"_a);
+  m.def("seed_state", &SeedState, "seed"_a);
+  m.def("philox_block", &PhiloxBlock, "counter"_a, "key"_a);
+  m.def("targets", &Targets);
+  m.def("active_target", &ActiveTarget);
+  m.def("set_target", &SetTarget, "name"_a);
+  m.def("set_default_threads", &randtensor::SetDefaultThreads, "threads"_a);
+  m.def("default_threads", &randtensor::DefaultThreads);
+}

@@ -38,6 +38,15 @@ RT_AVX2 void FillRegularAvx2(uint32_t* dst, size_t n, uint32_t value) {
   for (; i < n; ++i) dst[i] = value;
 }
 
+template <bool kStream>
+RT_AVX512 inline void Store(uint32_t* p, __m512i v) {
+  if (kStream) {
+    _mm512_stream_si512(reinterpret_cast<__m512i*>(p), v);  // p is 64-byte aligned
+  } else {
+    _mm512_storeu_si512(p, v);
+  }
+}
+
 }  // namespace
 
 void FillStreaming(uint32_t* dst, size_t n, uint32_t value) {
@@ -46,8 +55,11 @@ void FillStreaming(uint32_t* dst, size_t n, uint32_t value) {
 
 void FillRegular(uint32_t* dst, size_t n, uint32_t value) { FillRegularAvx2(dst, n, value); }
 
-RT_AVX512 void ReferencePhilox(uint32_t* dst, size_t n, uint64_t block, uint32_t k0,
-                               uint32_t k1) {
+namespace {
+
+template <bool kStream>
+RT_AVX512 void ReferencePhiloxImpl(uint32_t* dst, size_t n, uint64_t block, uint32_t k0,
+                                   uint32_t k1) {
   constexpr int B = 8;  // interleaved batches of 16 blocks
   const __m512i m0 = _mm512_set1_epi32(static_cast<int>(0xD2511F53u));
   const __m512i m1 = _mm512_set1_epi32(static_cast<int>(0xCD9E8D57u));
@@ -92,12 +104,24 @@ RT_AVX512 void ReferencePhilox(uint32_t* dst, size_t n, uint64_t block, uint32_t
       const __m512i c = _mm512_unpacklo_epi32(x2[b], x3[b]);
       const __m512i e = _mm512_unpackhi_epi32(x0[b], x1[b]);
       const __m512i g = _mm512_unpackhi_epi32(x2[b], x3[b]);
-      _mm512_storeu_si512(out, _mm512_unpacklo_epi64(a, c));
-      _mm512_storeu_si512(out + 16, _mm512_unpackhi_epi64(a, c));
-      _mm512_storeu_si512(out + 32, _mm512_unpacklo_epi64(e, g));
-      _mm512_storeu_si512(out + 48, _mm512_unpackhi_epi64(e, g));
+      Store<kStream>(out, _mm512_unpacklo_epi64(a, c));
+      Store<kStream>(out + 16, _mm512_unpackhi_epi64(a, c));
+      Store<kStream>(out + 32, _mm512_unpacklo_epi64(e, g));
+      Store<kStream>(out + 48, _mm512_unpackhi_epi64(e, g));
     }
   }
+  if (kStream) _mm_sfence();
+}
+
+}  // namespace
+
+void ReferencePhilox(uint32_t* dst, size_t n, uint64_t block, uint32_t k0, uint32_t k1) {
+  ReferencePhiloxImpl<false>(dst, n, block, k0, k1);
+}
+
+void ReferencePhiloxStreaming(uint32_t* dst, size_t n, uint64_t block, uint32_t k0,
+                              uint32_t k1) {
+  ReferencePhiloxImpl<true>(dst, n, block, k0, k1);
 }
 
 void Random123Loop(uint32_t* dst, size_t n, uint64_t block, uint32_t k0, uint32_t k1) {

@@ -3,12 +3,13 @@
 //
 // Names are slash-separated fields the report script (benchmarks/report.py)
 // parses:   fill/<TARGET>/<layout>/<bytes>/threads:<T>
-//           ceiling/<stream|regular|memset|reference|random123>/<bytes>/threads:<T>
+//           ceiling/<stream|regular|memset|reference|reference-stream|random123>/<bytes>/threads:<T>
 //           overhead/<TARGET>/16-elements
 // Rates are bytes of elements written per second (padding excluded), the same
 // measure `randtensor generate --repeat` prints.
 //
 //   randtensor_bench --benchmark_filter='fill/AVX3/packed'   (any Google Benchmark flag)
+//   RANDTENSOR_BENCH_THREADS=1,2,4,8,16 randtensor_bench ...  (thread counts to register)
 
 #include <benchmark/benchmark.h>
 #include <omp.h>
@@ -112,6 +113,26 @@ Shape MakeShape(const std::string& layout, int64_t n) {
 
 uint32_t HardwareThreads() { return std::max(1u, std::thread::hardware_concurrency()); }
 
+// Thread counts to run: RANDTENSOR_BENCH_THREADS="1,2,4,8,16" (for scaling
+// curves), else 1 and all hardware threads.
+std::vector<uint32_t> ThreadCounts() {
+  std::vector<uint32_t> counts;
+  if (const char* env = std::getenv("RANDTENSOR_BENCH_THREADS")) {
+    for (const char* p = env; *p != '\0';) {
+      char* end = nullptr;
+      const unsigned long n = std::strtoul(p, &end, 10);
+      if (end == p) break;
+      if (n > 0) counts.push_back(static_cast<uint32_t>(n));
+      p = *end == ',' ? end + 1 : end;
+    }
+  }
+  if (counts.empty()) {
+    counts.push_back(1);
+    if (HardwareThreads() > 1) counts.push_back(HardwareThreads());
+  }
+  return counts;
+}
+
 std::string SizeName(uint64_t bytes) {
   if (bytes >= (uint64_t{1} << 30)) return std::to_string(bytes >> 30) + "GiB";
   if (bytes >= (uint64_t{1} << 20)) return std::to_string(bytes >> 20) + "MiB";
@@ -167,6 +188,8 @@ void BM_Ceiling(benchmark::State& state, std::string kind, uint64_t bytes, uint3
       if (kind == "memset") std::memset(p + begin, 0x5B, (end - begin) * 4);
       if (kind == "reference")
         randtensor_bench::ReferencePhilox(p + begin, end - begin, begin / 4, round, 7);
+      if (kind == "reference-stream")
+        randtensor_bench::ReferencePhiloxStreaming(p + begin, end - begin, begin / 4, round, 7);
       if (kind == "random123")
         randtensor_bench::Random123Loop(p + begin, end - begin, begin / 4, round, 7);
     });
@@ -199,8 +222,7 @@ void RegisterAll() {
                                        uint64_t{64} << 20, uint64_t{1} << 30};
   const std::vector<std::string> layouts = {"packed", "padded",   "nhwc3", "nhwc16",
                                             "nhwc64", "colmajor", "odd8d"};
-  std::vector<uint32_t> thread_counts = {1};
-  if (HardwareThreads() > 1) thread_counts.push_back(HardwareThreads());
+  const std::vector<uint32_t> thread_counts = ThreadCounts();
 
   for (int i = 0; i < randtensor::TargetCount(); ++i) {
     randtensor::TargetInfo info;
@@ -219,8 +241,9 @@ void RegisterAll() {
       }
     }
   }
-  for (const char* kind : {"stream", "regular", "memset", "reference", "random123"}) {
-    if (std::string(kind) == "reference" && !randtensor_bench::HasAvx512()) continue;
+  for (const char* kind :
+       {"stream", "regular", "memset", "reference", "reference-stream", "random123"}) {
+    if (std::string(kind).rfind("reference", 0) == 0 && !randtensor_bench::HasAvx512()) continue;
     for (uint64_t bytes : sizes) {
       if (bytes < 2048) continue;  // the reference kernel works in 2 KiB steps
       for (uint32_t threads : thread_counts) {

@@ -1,0 +1,150 @@
+// DLPack: a DLTensor is checked in DLPack's own vocabulary (device, dtype,
+// ndim, shape, strides, data, byte_offset), then becomes a TensorDesc, the
+// address of element (0, ..., 0) and a buffer of exactly its span, and the
+// native Fill does the rest. The C entry point, randtensor_fill_dltensor,
+// lives with the other C wrappers in c_api.cc.
+
+#include "randtensor/dlpack.h"
+
+#include <cinttypes>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+
+#include "randtensor/fill.h"
+#include "src/layout.h"
+
+namespace randtensor {
+namespace {
+
+constexpr detail::FieldNames kDLPackNames = {"ndim", "shape", "strides"};
+constexpr int kElementBytes = 4;  // uint32, the one dtype accepted
+
+const char* DeviceTypeName(int type) {
+  switch (type) {
+    case kDLCPU: return "kDLCPU";
+    case kDLCUDA: return "kDLCUDA";
+    case kDLCUDAHost: return "kDLCUDAHost";
+    case kDLOpenCL: return "kDLOpenCL";
+    case kDLVulkan: return "kDLVulkan";
+    case kDLMetal: return "kDLMetal";
+    case kDLVPI: return "kDLVPI";
+    case kDLROCM: return "kDLROCM";
+    case kDLROCMHost: return "kDLROCMHost";
+    case kDLExtDev: return "kDLExtDev";
+    case kDLCUDAManaged: return "kDLCUDAManaged";
+  }
+  return "an unknown device type";
+}
+
+// A producer built against a newer DLPack sends device types this header's
+// enum does not list (kDLHexagon = 16, ...), and loading such a value through
+// the C++ enum type is undefined: read the raw bits.
+int32_t RawDeviceType(const DLDevice& device) {
+  static_assert(sizeof(device.device_type) == sizeof(int32_t), "DLPack enums are 32-bit");
+  int32_t type;
+  std::memcpy(&type, &device.device_type, sizeof(type));
+  return type;
+}
+
+// Only memory the CPU can address directly: a pinned or managed CUDA
+// allocation qualifies, device memory does not.
+Status CheckDevice(const DLDevice& device) {
+  const int type = RawDeviceType(device);
+  if (type == kDLCPU || type == kDLCUDAHost || type == kDLCUDAManaged) return Status();
+  return Status::Error(StatusCode::kUnsupported,
+                       "device.device_type = %d (%s): only memory the CPU can address "
+                       "(kDLCPU, kDLCUDAHost, kDLCUDAManaged) is supported",
+                       type, DeviceTypeName(type));
+}
+
+const char* TypeCodeName(uint8_t code) {
+  switch (code) {
+    case kDLInt: return "int";
+    case kDLUInt: return "uint";
+    case kDLFloat: return "float";
+    case kDLOpaqueHandle: return "handle";
+    case kDLBfloat: return "bfloat";
+    case kDLComplex: return "complex";
+  }
+  return nullptr;
+}
+
+Status CheckDtype(const DLDataType& dtype) {
+  if (dtype.code == kDLUInt && dtype.bits == 32 && dtype.lanes == 1) return Status();
+  // NumPy-style name, "x<lanes>" for vector types: "float32", "uint32x2".
+  char name[32] = "an unknown type code";
+  const char* code_name = TypeCodeName(dtype.code);
+  if (code_name != nullptr) {
+    const int used = std::snprintf(name, sizeof(name), "%s%u", code_name, unsigned{dtype.bits});
+    if (dtype.lanes != 1) {  // short names: `used` is far below sizeof(name)
+      std::snprintf(name + used, sizeof(name) - used, "x%u", unsigned{dtype.lanes});
+    }
+  }
+  return Status::Error(StatusCode::kUnsupported,
+                       "dtype = %s (code %u, bits %u, lanes %u): only uint32 is supported", name,
+                       unsigned{dtype.code}, unsigned{dtype.bits}, unsigned{dtype.lanes});
+}
+
+// The address of element (0, ..., 0), data + byte_offset, once it is known
+// to be non-null, aligned and inside the address space. An empty tensor is
+// never written, so its pointers are not checked (producers leave them
+// arbitrary) and its origin is null.
+Status Origin(const DLTensor& tensor, uint64_t count, void** origin) {
+  *origin = nullptr;
+  if (count == 0) return Status();
+  const uintptr_t data = reinterpret_cast<uintptr_t>(tensor.data);
+  const uint64_t offset = tensor.byte_offset;
+  if (tensor.data == nullptr) {
+    return Status::Error(StatusCode::kInvalidArgument, "data is null for %" PRIu64 " elements",
+                         count);
+  }
+  if (offset % kElementBytes != 0) {
+    return Status::Error(StatusCode::kMisaligned,
+                         "byte_offset = %" PRIu64 " is not a multiple of the element size (%d "
+                         "bytes)",
+                         offset, kElementBytes);
+  }
+  if (offset > UINTPTR_MAX - data) {  // before data + offset is formed: it would wrap
+    return Status::Error(StatusCode::kOverflow,
+                         "byte_offset = %" PRIu64 " from data = %p runs past the end of the "
+                         "address space",
+                         offset, tensor.data);
+  }
+  // byte_offset is a multiple of 4 here, so data + byte_offset is aligned iff data is.
+  if (data % kElementBytes != 0) {
+    return Status::Error(StatusCode::kMisaligned,
+                         "data = %p (+ byte_offset = %" PRIu64 ") is not aligned to the "
+                         "element size (%d bytes)",
+                         tensor.data, offset, kElementBytes);
+  }
+  *origin = static_cast<char*>(tensor.data) + offset;
+  return Status();
+}
+
+}  // namespace
+
+Status FillDLTensor(const DLTensor& tensor, const PhiloxState& in_state, PhiloxState* out_state,
+                    const FillOptions& options) noexcept {
+  Status status = CheckDevice(tensor.device);
+  if (status.ok()) status = CheckDtype(tensor.dtype);
+  // Analyzed here first so that layout errors name DLPack's fields.
+  detail::Layout layout;
+  if (status.ok()) {
+    status = detail::AnalyzeLayout(tensor.ndim, tensor.shape, tensor.strides, kElementBytes,
+                                   kDLPackNames, &layout);
+  }
+  void* origin = nullptr;
+  if (status.ok()) status = Origin(tensor, layout.count, &origin);
+  if (!status.ok()) return status;
+
+  TensorDesc desc;
+  desc.dtype = DataType::kUint32;
+  desc.rank = tensor.ndim;
+  desc.sizes = tensor.shape;
+  desc.strides = tensor.strides;
+  // DLPack carries no buffer length: the buffer is exactly the elements' span.
+  return Fill(desc, origin, layout.min_bytes, in_state, out_state, options);
+}
+
+}  // namespace randtensor

@@ -7,7 +7,9 @@
  * are honoured; element (0, ..., 0) is at data + byte_offset. Other devices
  * and data types are rejected with a message naming the field and value.
  * DLPack carries no buffer length: the buffer is taken to be exactly the span
- * of the tensor's elements, as the DLPack contract implies.
+ * of the tensor's elements, as the DLPack contract implies. An empty tensor
+ * (a zero in shape) writes nothing, so its data and byte_offset are not
+ * checked (producers leave them arbitrary); the state still advances.
  *
  * Needs <dlpack/dlpack.h> (Debian: libdlpack-dev).
  */
@@ -23,8 +25,8 @@ extern "C" {
 #endif
 
 RANDTENSOR_API randtensor_status randtensor_fill_dltensor(const DLTensor* tensor,
-                                                          const uint32_t state_in[6],
-                                                          uint32_t state_out[6],
+                                                          const uint32_t in_state[6],
+                                                          uint32_t out_state[6],
                                                           const randtensor_fill_options* options);
 
 #ifdef __cplusplus

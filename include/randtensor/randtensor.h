@@ -107,19 +107,19 @@ typedef struct randtensor_fill_info {
  * sizes and strides, in elements, signed; strides NULL means packed row-major,
  * and negative strides are a supported layout. `buffer_bytes` is the size of
  * the buffer, which starts at the lowest address any element maps to.
- * state_in and state_out are six uint32 words (counter words 0-3, least
- * significant first, then key words 0-1); state_out may be NULL or equal to
- * state_in. options and info may be NULL. */
+ * in_state and out_state are six uint32 words (counter words 0-3, least
+ * significant first, then key words 0-1); out_state may be NULL or equal to
+ * in_state. options and info may be NULL. */
 RANDTENSOR_API randtensor_status randtensor_fill(
     void* data, uint64_t buffer_bytes, randtensor_dtype dtype, int32_t rank,
-    const int64_t* sizes, const int64_t* strides, const uint32_t state_in[6],
-    uint32_t state_out[6], const randtensor_fill_options* options);
+    const int64_t* sizes, const int64_t* strides, const uint32_t in_state[6],
+    uint32_t out_state[6], const randtensor_fill_options* options);
 
 /* randtensor_fill, also reporting what ran into *info (not written on error). */
 RANDTENSOR_API randtensor_status randtensor_fill_ex(
     void* data, uint64_t buffer_bytes, randtensor_dtype dtype, int32_t rank,
-    const int64_t* sizes, const int64_t* strides, const uint32_t state_in[6],
-    uint32_t state_out[6], const randtensor_fill_options* options, randtensor_fill_info* info);
+    const int64_t* sizes, const int64_t* strides, const uint32_t in_state[6],
+    uint32_t out_state[6], const randtensor_fill_options* options, randtensor_fill_info* info);
 
 /* The minimum buffer_bytes for a layout (DirectML's rule, rounded up to 4). */
 RANDTENSOR_API randtensor_status randtensor_min_buffer_bytes(randtensor_dtype dtype, int32_t rank,

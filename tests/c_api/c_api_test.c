@@ -1,0 +1,605 @@
+/* The C API, from C: values, layouts, errors, targets and threading hooks.
+ *
+ * Compiled as C11 with -Wpedantic -Werror, and linked once against the
+ * shared library (proving that every function used here is exported) and
+ * once against the static one. Expected values come from SPEC.md section 6
+ * and from Random123's philox4x32_R (the C interface of librandom123-dev),
+ * which is itself checked against SPEC.md first; never from randtensor.
+ *
+ * Output is TAP-like: "not ok" lines for failed checks, a summary, and a
+ * nonzero exit status when anything failed. */
+#define _POSIX_C_SOURCE 200809L
+
+#include <Random123/philox.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "randtensor/randtensor.h"
+
+/* ------------------------------------------------------------ harness */
+
+static int g_checks;
+static int g_failures;
+
+static int check(int ok, int line, const char* what) {
+  ++g_checks;
+  if (!ok) {
+    ++g_failures;
+    printf("not ok - line %d: %s (last error: \"%s\")\n", line, what, randtensor_last_error());
+  }
+  return ok;
+}
+#define CHECK(cond) check((cond) != 0, __LINE__, #cond)
+
+static int contains(const char* text, const char* fragment) {
+  return text != NULL && strstr(text, fragment) != NULL;
+}
+
+/* ------------------------------------------------------------ oracle */
+
+/* SPEC.md section 6, whole-operator cases. */
+typedef struct known_answer {
+  uint32_t state[6];
+  uint32_t n;
+  uint32_t values[10];
+  uint32_t next[6];
+} known_answer;
+
+static const known_answer kKnown[3] = {
+    {{0, 0, 0, 0, 0, 0},
+     10,
+     {0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8, 0xf8e4cca4, 0x5cb200db, 0xb1a574eb,
+      0x097eff67, 0x04faa329, 0x51c732a6},
+     {3, 0, 0, 0, 0, 0}},
+    {{0xffffffff, 0xffffffff, 0xffffffff, 0, 0xdeadbeef, 0xcafef00d},
+     9,
+     {0x736195ed, 0x3864aecc, 0x1c9d2fdd, 0xb42e9d22, 0xc2a06461, 0xf2e1c844, 0x176e2ad9,
+      0xc1c2ec0e, 0x81cf5829},
+     {2, 0, 0, 1, 0xdeadbeef, 0xcafef00d}},
+    {{0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 1, 2},
+     5,
+     {0xcc4caf1a, 0x6bc5454e, 0x4182e819, 0xd0af8a46, 0x0598de3a},
+     {1, 0, 0, 0, 1, 2}},
+};
+
+/* `state` with its 128-bit counter plus `blocks`, carrying through all words. */
+static void counter_plus(const uint32_t state[6], uint64_t blocks, uint32_t out[6]) {
+  uint64_t carry = blocks;
+  int i;
+  for (i = 0; i < 4; ++i) {
+    const uint64_t sum = (uint64_t)state[i] + (carry & 0xffffffffu);
+    out[i] = (uint32_t)sum;
+    carry = (carry >> 32) + (sum >> 32);
+  }
+  out[4] = state[4];
+  out[5] = state[5];
+}
+
+/* Element e of the stream that starts at `state`, by Random123. */
+static uint32_t oracle(const uint32_t state[6], uint64_t e) {
+  uint32_t block[6];
+  philox4x32_ctr_t ctr;
+  philox4x32_key_t key;
+  counter_plus(state, e / 4, block);
+  memcpy(ctr.v, block, sizeof(ctr.v));
+  key.v[0] = state[4];
+  key.v[1] = state[5];
+  return philox4x32_R(10, ctr, key).v[e % 4];
+}
+
+/* The state after `elements` elements: counter + ceil(elements / 4). */
+static void advanced(const uint32_t state[6], uint64_t elements, uint32_t out[6]) {
+  counter_plus(state, elements / 4 + (elements % 4 != 0), out);
+}
+
+static void test_oracle_matches_spec(void) {
+  int k;
+  uint32_t e;
+  for (k = 0; k < 3; ++k) {
+    uint32_t next[6];
+    for (e = 0; e < kKnown[k].n; ++e) CHECK(oracle(kKnown[k].state, e) == kKnown[k].values[e]);
+    advanced(kKnown[k].state, kKnown[k].n, next);
+    CHECK(memcmp(next, kKnown[k].next, sizeof(next)) == 0);
+  }
+}
+
+/* ------------------------------------------------------------ layouts */
+
+enum { kGuard = 16 }; /* guard words on each side of a span */
+
+static uint32_t guard_word(size_t i) { return 0xA5C3E1F7u ^ (uint32_t)(i * 0x9E3779B1u); }
+
+/* A strided layout; strides NULL: packed row-major. */
+typedef struct layout {
+  int32_t rank;
+  const int64_t* sizes;
+  const int64_t* strides;
+} layout;
+
+static int64_t stride_of(const layout* l, int d) {
+  int64_t s = 1;
+  int k;
+  if (l->strides != NULL) return l->strides[d];
+  for (k = d + 1; k < l->rank; ++k) s *= l->sizes[k];
+  return s;
+}
+
+static uint64_t count_of(const layout* l) {
+  uint64_t n = 1;
+  int d;
+  for (d = 0; d < l->rank; ++d) n *= (uint64_t)l->sizes[d];
+  return n;
+}
+
+/* Offset of logical element e (row-major, last dimension fastest). */
+static int64_t offset_of(const layout* l, uint64_t e) {
+  int64_t off = 0;
+  int d;
+  for (d = l->rank - 1; d >= 0; --d) {
+    off += (int64_t)(e % (uint64_t)l->sizes[d]) * stride_of(l, d);
+    e /= (uint64_t)l->sizes[d];
+  }
+  return off;
+}
+
+/* A guarded allocation for a layout's span: words[origin] is element 0. */
+typedef struct span_buffer {
+  uint32_t* words;
+  size_t count;
+  int64_t origin;
+  uint64_t span_bytes;
+} span_buffer;
+
+static span_buffer span_buffer_new(const layout* l) {
+  span_buffer b;
+  int64_t low = 0, high = 0;
+  size_t i;
+  int d;
+  for (d = 0; d < l->rank; ++d) {
+    const int64_t extent = (l->sizes[d] - 1) * stride_of(l, d);
+    *(extent < 0 ? &low : &high) += extent;
+  }
+  b.span_bytes = (uint64_t)(high - low + 1) * 4;
+  b.count = (size_t)(high - low + 1) + 2 * kGuard;
+  b.origin = kGuard - low;
+  b.words = malloc(b.count * sizeof(uint32_t));
+  for (i = 0; i < b.count; ++i) b.words[i] = guard_word(i);
+  return b;
+}
+
+/* Every element holds oracle(state, offset + e), every other word its guard. */
+static int span_buffer_matches(const span_buffer* b, const layout* l, const uint32_t state[6],
+                               uint64_t offset) {
+  const uint64_t n = count_of(l);
+  uint32_t* expected = malloc(b->count * sizeof(uint32_t));
+  uint64_t e;
+  size_t i;
+  int same;
+  for (i = 0; i < b->count; ++i) expected[i] = guard_word(i);
+  for (e = 0; e < n; ++e) expected[b->origin + offset_of(l, e)] = oracle(state, offset + e);
+  same = memcmp(expected, b->words, b->count * sizeof(uint32_t)) == 0;
+  free(expected);
+  return same;
+}
+
+/* Fills `l` (options may be NULL) and checks every word and the output state
+ * against the oracle. Returns the fill's info. */
+static randtensor_fill_info check_layout(int line, const layout* l, const uint32_t state[6],
+                                         const randtensor_fill_options* options) {
+  span_buffer b = span_buffer_new(l);
+  const uint64_t offset = options != NULL ? options->element_offset : 0;
+  uint32_t out[6] = {7, 7, 7, 7, 7, 7}, want[6];
+  randtensor_fill_info info = {"unset", -1, 0, -1};
+  const randtensor_status status =
+      randtensor_fill_ex(b.words + b.origin, b.span_bytes, RANDTENSOR_UINT32, l->rank, l->sizes,
+                         l->strides, state, out, options, &info);
+  check(status == RANDTENSOR_OK, line, "fill succeeds");
+  check(span_buffer_matches(&b, l, state, offset), line, "values and guards match the oracle");
+  advanced(state, offset + count_of(l), want);
+  check(memcmp(out, want, sizeof(out)) == 0, line, "out_state advanced by ceil(N / 4)");
+  free(b.words);
+  return info;
+}
+
+/* ------------------------------------------------------------ values */
+
+static void test_version(void) {
+  char want[32];
+  snprintf(want, sizeof(want), "%d.%d.%d", RANDTENSOR_VERSION_MAJOR, RANDTENSOR_VERSION_MINOR,
+           RANDTENSOR_VERSION_PATCH);
+  CHECK(strcmp(randtensor_version(), want) == 0);
+  /* The header's macros must follow the CMake project version. */
+  CHECK(strcmp(randtensor_version(), RANDTENSOR_TEST_PROJECT_VERSION) == 0);
+}
+
+static void test_status_names(void) {
+  CHECK(strcmp(randtensor_status_name(RANDTENSOR_OK), "ok") == 0);
+  CHECK(strcmp(randtensor_status_name(RANDTENSOR_INVALID_ARGUMENT), "invalid_argument") == 0);
+  CHECK(strcmp(randtensor_status_name(RANDTENSOR_BUFFER_TOO_SMALL), "buffer_too_small") == 0);
+  CHECK(strcmp(randtensor_status_name(RANDTENSOR_UNSUPPORTED_TARGET), "unsupported_target") ==
+        0);
+  CHECK(randtensor_status_name((randtensor_status)99) != NULL);
+}
+
+static void test_known_answers(void) {
+  int k, in_place;
+  for (k = 0; k < 3; ++k) {
+    const known_answer* ka = &kKnown[k];
+    const int64_t sizes[1] = {ka->n};
+    /* Separate out_state, then out_state == in_state (the intended use). */
+    for (in_place = 0; in_place < 2; ++in_place) {
+      uint32_t in[6], out[6] = {9, 9, 9, 9, 9, 9}, values[12] = {0};
+      uint32_t* out_state = in_place ? in : out;
+      memcpy(in, ka->state, sizeof(in));
+      CHECK(randtensor_fill(values, ka->n * 4, RANDTENSOR_UINT32, 1, sizes, NULL, in, out_state,
+                            NULL) == RANDTENSOR_OK);
+      CHECK(memcmp(values, ka->values, ka->n * 4) == 0);
+      CHECK(values[ka->n] == 0); /* nothing past the buffer */
+      CHECK(memcmp(out_state, ka->next, sizeof(out)) == 0);
+      CHECK(in_place || memcmp(in, ka->state, sizeof(in)) == 0); /* else read only */
+    }
+  }
+}
+
+/* The first known answer seen through strided views. */
+static void test_strided_known_answer(void) {
+  const uint32_t* v = kKnown[0].values;
+  const int64_t sizes[1] = {10}, reversed[1] = {-1}, every_other[1] = {2};
+  const int64_t sizes2[2] = {2, 5}, flipped_rows[2] = {-5, 1};
+  uint32_t buf[19], state[6] = {0};
+  int i;
+  /* A reversed 10-element view: data addresses element 0, the highest word. */
+  CHECK(randtensor_fill(buf + 9, 40, RANDTENSOR_UINT32, 1, sizes, reversed, state, NULL, NULL) ==
+        RANDTENSOR_OK);
+  for (i = 0; i < 10; ++i) CHECK(buf[9 - i] == v[i]);
+  /* Every other word; the gaps are padding and stay untouched. */
+  memset(buf, 0xEE, sizeof(buf));
+  CHECK(randtensor_fill(buf, sizeof(buf), RANDTENSOR_UINT32, 1, sizes, every_other, state, NULL,
+                        NULL) == RANDTENSOR_OK);
+  for (i = 0; i < 19; ++i) CHECK(buf[i] == (i % 2 == 0 ? v[i / 2] : 0xEEEEEEEEu));
+  /* Rows in reverse order: row r, column c lands at word 5 - 5r + c. */
+  CHECK(randtensor_fill(buf + 5, 40, RANDTENSOR_UINT32, 2, sizes2, flipped_rows, state, NULL,
+                        NULL) == RANDTENSOR_OK);
+  for (i = 0; i < 10; ++i) CHECK(buf[5 - 5 * (i / 5) + i % 5] == v[i]);
+}
+
+static void test_layouts(void) {
+  static const uint32_t state[6] = {0xfffffffd, 0xffffffff, 7, 0, 0x12345678, 0x9abcdef0};
+  static const int64_t s3[3] = {3, 4, 5}, padded[3] = {-40, 9, 1}, nhwc[3] = {1, 15, 3};
+  static const int64_t s2[2] = {37, 29}, transposed[2] = {1, -37};
+  const layout packed3 = {3, s3, NULL}, padded3 = {3, s3, padded}, nhwc3 = {3, s3, nhwc};
+  const layout trans2 = {2, s2, transposed}, scalar = {0, NULL, NULL};
+  check_layout(__LINE__, &packed3, state, NULL);
+  check_layout(__LINE__, &padded3, state, NULL);
+  check_layout(__LINE__, &nhwc3, state, NULL);
+  check_layout(__LINE__, &trans2, state, NULL);
+  check_layout(__LINE__, &scalar, state, NULL); /* rank 0: one element */
+}
+
+static void test_element_offset(void) {
+  const uint32_t* v = kKnown[0].values;
+  const int64_t sizes[1] = {7};
+  uint32_t buf[7], state[6] = {0};
+  randtensor_fill_options options;
+  int i;
+  memset(&options, 0, sizeof(options));
+  options.element_offset = 3; /* elements 3..9 of the first known answer */
+  CHECK(randtensor_fill(buf, sizeof(buf), RANDTENSOR_UINT32, 1, sizes, NULL, state, state,
+                        &options) == RANDTENSOR_OK);
+  for (i = 0; i < 7; ++i) CHECK(buf[i] == v[3 + i]);
+  CHECK(state[0] == 3); /* ceil((3 + 7) / 4): the counter moves past the offset too */
+  {
+    const int64_t s2[2] = {5, 11}, st2[2] = {-1, 5};
+    const layout l = {2, s2, st2};
+    options.element_offset = 0xFFFFFFFFFFull; /* counter carries into word 1 */
+    check_layout(__LINE__, &l, kKnown[1].state, &options);
+  }
+}
+
+static void test_empty_tensor(void) {
+  const int64_t sizes[2] = {4, 0};
+  uint32_t state[6] = {5, 0, 0, 0, 1, 2}, want[6];
+  randtensor_fill_info info = {"unset", -1, 9, -1};
+  randtensor_fill_options options;
+  memset(&options, 0, sizeof(options));
+  CHECK(randtensor_fill_ex(NULL, 0, RANDTENSOR_UINT32, 2, sizes, NULL, state, state, NULL,
+                           &info) == RANDTENSOR_OK);
+  CHECK(state[0] == 5); /* no elements: the counter stays */
+  CHECK(info.target != NULL && strcmp(info.target, "") == 0 && info.tasks == 0);
+  options.element_offset = 5; /* still a no-op that advances past the offset */
+  advanced(state, 5, want);
+  CHECK(randtensor_fill(NULL, 0, RANDTENSOR_UINT32, 2, sizes, NULL, state, state, &options) ==
+        RANDTENSOR_OK);
+  CHECK(memcmp(state, want, sizeof(want)) == 0);
+}
+
+static void test_min_buffer_bytes(void) {
+  const int64_t sizes[2] = {3, 10}, strides[2] = {-1, 4};
+  uint64_t bytes = 0;
+  CHECK(randtensor_min_buffer_bytes(RANDTENSOR_UINT32, 2, sizes, NULL, &bytes) ==
+        RANDTENSOR_OK);
+  CHECK(bytes == 120);
+  CHECK(randtensor_min_buffer_bytes(RANDTENSOR_UINT32, 2, sizes, strides, &bytes) ==
+        RANDTENSOR_OK);
+  CHECK(bytes == (2 * 1 + 9 * 4 + 1) * 4); /* |stride| counts, as SPEC.md section 4 says */
+  CHECK(randtensor_min_buffer_bytes(RANDTENSOR_UINT32, 2, sizes, NULL, NULL) ==
+        RANDTENSOR_INVALID_ARGUMENT);
+  CHECK(contains(randtensor_last_error(), "bytes"));
+}
+
+/* ------------------------------------------------------------ errors */
+
+/* One fill call, valid as set up by bad_call_init, with guards around the
+ * buffer and sentinels in out_state and info; each error case breaks one
+ * thing and bad_call_rejects checks the rejection. */
+typedef struct bad_call {
+  uint32_t words[10 + 2 * kGuard];
+  void* data;
+  uint64_t buffer_bytes;
+  randtensor_dtype dtype;
+  int32_t rank;
+  int64_t sizes[9];
+  const int64_t* strides;
+  uint32_t state_in_words[6];
+  const uint32_t* in_state;
+  uint32_t out_state[6];
+  randtensor_fill_options options;
+  randtensor_fill_info info;
+} bad_call;
+
+static const uint32_t kSentinelState[6] = {0xDEAD0000, 1, 2, 3, 4, 5};
+
+static void bad_call_init(bad_call* c) {
+  size_t i;
+  int d;
+  memset(c, 0, sizeof(*c));
+  for (i = 0; i < sizeof(c->words) / 4; ++i) c->words[i] = guard_word(i);
+  c->data = c->words + kGuard;
+  c->buffer_bytes = 40;
+  c->dtype = RANDTENSOR_UINT32;
+  c->rank = 1;
+  for (d = 0; d < 9; ++d) c->sizes[d] = 1;
+  c->sizes[0] = 10;
+  c->in_state = c->state_in_words;
+  memcpy(c->out_state, kSentinelState, sizeof(c->out_state));
+  c->info.target = "sentinel";
+  c->info.lanes = -7;
+}
+
+static int bad_call_untouched(const bad_call* c) {
+  size_t i;
+  for (i = 0; i < sizeof(c->words) / 4; ++i) {
+    if (c->words[i] != guard_word(i)) return 0;
+  }
+  return memcmp(c->out_state, kSentinelState, sizeof(kSentinelState)) == 0 &&
+         strcmp(c->info.target, "sentinel") == 0 && c->info.lanes == -7;
+}
+
+static randtensor_status bad_call_run(bad_call* c) {
+  return randtensor_fill_ex(c->data, c->buffer_bytes, c->dtype, c->rank, c->sizes, c->strides,
+                            c->in_state, c->out_state, &c->options, &c->info);
+}
+
+static void bad_call_rejects(int line, bad_call* c, randtensor_status code,
+                             const char* fragment) {
+  const randtensor_status got = bad_call_run(c);
+  if (!check(got == code, line, "the expected status")) {
+    printf("#   got %s, expected %s\n", randtensor_status_name(got), randtensor_status_name(code));
+  }
+  check(contains(randtensor_last_error(), fragment), line, "the message names the field");
+  check(bad_call_untouched(c), line, "buffer, out_state and info untouched");
+}
+
+static void test_bad_calls(void) {
+  static const int64_t overlapping[2] = {1, 1}, zero[1] = {0};
+  bad_call c;
+  bad_call_init(&c);
+  CHECK(bad_call_run(&c) == RANDTENSOR_OK); /* the baseline is valid */
+  CHECK(memcmp(c.words + kGuard, kKnown[0].values, 40) == 0);
+  bad_call_init(&c), c.data = NULL;
+  bad_call_rejects(__LINE__, &c, RANDTENSOR_INVALID_ARGUMENT, "data is null");
+  bad_call_init(&c), c.in_state = NULL;
+  bad_call_rejects(__LINE__, &c, RANDTENSOR_INVALID_ARGUMENT, "in_state is null");
+  bad_call_init(&c), c.dtype = (randtensor_dtype)7;
+  bad_call_rejects(__LINE__, &c, RANDTENSOR_UNSUPPORTED, "dtype = 7");
+  bad_call_init(&c), c.rank = 9;
+  bad_call_rejects(__LINE__, &c, RANDTENSOR_UNSUPPORTED, "rank = 9");
+  bad_call_init(&c), c.rank = -1;
+  bad_call_rejects(__LINE__, &c, RANDTENSOR_UNSUPPORTED, "rank = -1");
+  bad_call_init(&c), c.sizes[0] = -3;
+  bad_call_rejects(__LINE__, &c, RANDTENSOR_INVALID_ARGUMENT, "sizes[0] = -3");
+  bad_call_init(&c), c.data = (char*)c.data + 2;
+  bad_call_rejects(__LINE__, &c, RANDTENSOR_MISALIGNED, "data");
+  bad_call_init(&c), c.buffer_bytes = 39;
+  bad_call_rejects(__LINE__, &c, RANDTENSOR_BUFFER_TOO_SMALL, "buffer_bytes = 39");
+  bad_call_init(&c), c.rank = 2, c.sizes[0] = 2, c.sizes[1] = 3, c.strides = overlapping;
+  bad_call_rejects(__LINE__, &c, RANDTENSOR_OVERLAP, "strides");
+  bad_call_init(&c), c.strides = zero;
+  bad_call_rejects(__LINE__, &c, RANDTENSOR_OVERLAP, "strides[0] = 0");
+  bad_call_init(&c), c.options.stores = (randtensor_store_mode)7;
+  bad_call_rejects(__LINE__, &c, RANDTENSOR_INVALID_ARGUMENT, "stores = 7");
+  bad_call_init(&c), c.options.element_offset = UINT64_MAX;
+  bad_call_rejects(__LINE__, &c, RANDTENSOR_OVERFLOW, "element_offset");
+}
+
+/* out_state inside the output buffer: the caller's own pointer must reach
+ * the overlap check (not a copy of it). */
+static void test_state_out_overlapping_buffer(void) {
+  bad_call c;
+  bad_call_init(&c);
+  CHECK(randtensor_fill(c.data, c.buffer_bytes, RANDTENSOR_UINT32, 1, c.sizes, NULL, c.in_state,
+                        c.words + kGuard + 2, NULL) == RANDTENSOR_OVERLAP);
+  CHECK(contains(randtensor_last_error(), "overlaps"));
+  CHECK(bad_call_untouched(&c));
+}
+
+/* ------------------------------------------------------------ last error */
+
+typedef struct thread_report {
+  char before[256];
+  char after[256];
+} thread_report;
+
+static void* failing_thread(void* arg) {
+  thread_report* r = arg;
+  snprintf(r->before, sizeof(r->before), "%s", randtensor_last_error());
+  randtensor_set_target("NOT_A_TARGET_IN_THREAD");
+  snprintf(r->after, sizeof(r->after), "%s", randtensor_last_error());
+  return NULL;
+}
+
+static void test_last_error_is_per_thread(void) {
+  const int64_t sizes[1] = {4};
+  uint32_t buf[4], state[6] = {0};
+  char mine[256];
+  pthread_t thread;
+  thread_report report;
+  CHECK(randtensor_fill(buf, sizeof(buf), RANDTENSOR_UINT32, 9, sizes, NULL, state, NULL,
+                        NULL) == RANDTENSOR_UNSUPPORTED);
+  snprintf(mine, sizeof(mine), "%s", randtensor_last_error());
+  CHECK(contains(mine, "rank = 9"));
+  /* A successful call leaves the message alone. */
+  CHECK(randtensor_fill(buf, sizeof(buf), RANDTENSOR_UINT32, 1, sizes, NULL, state, NULL,
+                        NULL) == RANDTENSOR_OK);
+  CHECK(strcmp(randtensor_last_error(), mine) == 0);
+  /* Another thread starts with "" and its failure stays its own. */
+  CHECK(pthread_create(&thread, NULL, failing_thread, &report) == 0);
+  CHECK(pthread_join(thread, NULL) == 0);
+  CHECK(strcmp(report.before, "") == 0);
+  CHECK(contains(report.after, "NOT_A_TARGET_IN_THREAD"));
+  CHECK(strcmp(randtensor_last_error(), mine) == 0);
+}
+
+/* ------------------------------------------------------------ targets */
+
+static int active_index(void) {
+  randtensor_target_info t;
+  int32_t i;
+  for (i = 0; i < randtensor_target_count(); ++i) {
+    if (randtensor_get_target(i, &t) == RANDTENSOR_OK && t.active) return i;
+  }
+  return -1;
+}
+
+/* Forced target `t`: fills report it and produce the same values. */
+static void check_forced_target(const randtensor_target_info* t) {
+  static const int64_t sizes[2] = {37, 29}, strides[2] = {-31, 1};
+  const layout strided = {2, sizes, strides};
+  const int64_t n10[1] = {10};
+  const layout ten = {1, n10, NULL};
+  randtensor_target_info active;
+  randtensor_fill_info info;
+  CHECK(randtensor_set_target(t->name) == RANDTENSOR_OK);
+  CHECK(randtensor_get_active_target(&active) == RANDTENSOR_OK);
+  CHECK(strcmp(active.name, t->name) == 0 && active.active);
+  info = check_layout(__LINE__, &ten, kKnown[0].state, NULL);
+  CHECK(strcmp(info.target, t->name) == 0 && info.lanes == t->lanes);
+  info = check_layout(__LINE__, &strided, kKnown[1].state, NULL);
+  CHECK(strcmp(info.target, t->name) == 0 && info.lanes == t->lanes);
+}
+
+static void test_targets(void) {
+  const int32_t count = randtensor_target_count();
+  const int widest = active_index();
+  randtensor_target_info t;
+  int32_t i;
+  CHECK(count >= 1);
+  CHECK(widest >= 0);
+  for (i = 0; i < count; ++i) {
+    CHECK(randtensor_get_target(i, &t) == RANDTENSOR_OK);
+    CHECK(t.name != NULL && t.name[0] != '\0' && t.lanes >= 1);
+    if (t.supported) {
+      check_forced_target(&t);
+    } else {
+      CHECK(randtensor_set_target(t.name) == RANDTENSOR_UNSUPPORTED_TARGET);
+      CHECK(contains(randtensor_last_error(), t.name));
+    }
+  }
+  CHECK(randtensor_set_target("NEON9000") == RANDTENSOR_UNKNOWN_TARGET);
+  CHECK(contains(randtensor_last_error(), "NEON9000"));
+  CHECK(randtensor_get_target(count, &t) == RANDTENSOR_INVALID_ARGUMENT);
+  CHECK(contains(randtensor_last_error(), "index"));
+  CHECK(randtensor_get_target(0, NULL) == RANDTENSOR_INVALID_ARGUMENT);
+  CHECK(randtensor_get_active_target(NULL) == RANDTENSOR_INVALID_ARGUMENT);
+  CHECK(contains(randtensor_last_error(), "info is null"));
+  CHECK(randtensor_set_target(NULL) == RANDTENSOR_OK);
+  CHECK(active_index() == widest);
+  CHECK(randtensor_set_target("auto") == RANDTENSOR_OK);
+  CHECK(active_index() == widest);
+}
+
+/* ------------------------------------------------------------ threading */
+
+typedef struct hook_stats {
+  int calls;
+  uint32_t tasks;
+  uint32_t max_threads;
+} hook_stats;
+
+/* A "pool" that runs every task on the calling thread, last index first
+ * (any order is allowed), and counts what it was given. */
+static void counting_parallel_for(void* pool_context, uint32_t count, uint32_t max_threads,
+                                  randtensor_task_fn task, void* task_context) {
+  hook_stats* stats = pool_context;
+  uint32_t i;
+  ++stats->calls;
+  stats->max_threads = max_threads;
+  for (i = count; i-- > 0;) {
+    task(task_context, i);
+    ++stats->tasks;
+  }
+}
+
+static void test_threading_hooks(void) {
+  static const int64_t sizes[2] = {100, 200};
+  const layout big = {2, sizes, NULL};
+  const uint32_t hardware = randtensor_default_threads();
+  hook_stats global = {0, 0, 0}, local = {0, 0, 0};
+  randtensor_fill_options options;
+  randtensor_fill_info info;
+  memset(&options, 0, sizeof(options));
+  options.tile_elements = 1024; /* many tasks for 20000 elements */
+  CHECK(hardware >= 1);
+  randtensor_set_default_threads(3);
+  CHECK(randtensor_default_threads() == 3);
+  randtensor_set_default_parallel_for(counting_parallel_for, &global);
+  info = check_layout(__LINE__, &big, kKnown[1].state, &options);
+  CHECK(global.calls == 1 && info.tasks > 1 && global.tasks == info.tasks);
+  CHECK(global.max_threads == 3); /* options.threads 0: the default */
+  /* A per-call hook takes precedence over the default. */
+  options.parallel_for = counting_parallel_for;
+  options.parallel_for_context = &local;
+  options.threads = 2;
+  info = check_layout(__LINE__, &big, kKnown[2].state, &options);
+  CHECK(local.calls == 1 && local.tasks == info.tasks && local.max_threads == 2);
+  CHECK(global.calls == 1);
+  /* Restored: the library's own pool again. */
+  randtensor_set_default_parallel_for(NULL, NULL);
+  options.parallel_for = NULL;
+  options.threads = 0;
+  check_layout(__LINE__, &big, kKnown[0].state, &options);
+  CHECK(global.calls == 1 && local.calls == 1);
+  randtensor_set_default_threads(0);
+  CHECK(randtensor_default_threads() == hardware);
+}
+
+int main(void) {
+  test_oracle_matches_spec();
+  test_version();
+  test_status_names();
+  test_known_answers();
+  test_strided_known_answer();
+  test_layouts();
+  test_element_offset();
+  test_empty_tensor();
+  test_min_buffer_bytes();
+  test_bad_calls();
+  test_state_out_overlapping_buffer();
+  test_last_error_is_per_thread();
+  test_targets();
+  test_threading_hooks();
+  printf("%s - %d checks, %d failed\n", g_failures == 0 ? "ok" : "not ok", g_checks, g_failures);
+  return g_failures == 0 ? 0 : 1;
+}

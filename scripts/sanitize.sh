@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# The test suite under sanitizers, as CI runs it:
+#   address  AddressSanitizer + UndefinedBehaviorSanitizer, every C/C++ test
+#   thread   ThreadSanitizer, the tests that run fills on several threads
+# Usage: scripts/sanitize.sh [address|thread|all]   (default: all)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+jobs="$(nproc)"
+python=/usr/bin/python3
+[ -x "$python" ] || python="$(command -v python3)"
+
+configure_and_build() {  # build-dir, flags
+  cmake -S . -B "$1" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DCMAKE_C_FLAGS="$2" -DCMAKE_CXX_FLAGS="$2" \
+    -DCMAKE_EXE_LINKER_FLAGS="$2" -DCMAKE_SHARED_LINKER_FLAGS="$2" \
+    -DRANDTENSOR_BUILD_BENCHMARKS=OFF -DRANDTENSOR_BUILD_PYTHON=OFF \
+    -DRANDTENSOR_BUILD_STATS=OFF -DRANDTENSOR_INSTALL=OFF \
+    -DPython3_EXECUTABLE="$python"
+  cmake --build "$1" -j "$jobs"
+}
+
+run_address() {
+  configure_and_build build-asan \
+    "-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
+  # halt_on_error: the first report fails the test; detect_leaks: the pool
+  # is deliberately immortal, but nothing else may leak.
+  ASAN_OPTIONS=halt_on_error=1:detect_leaks=1:allocator_may_return_null=1 \
+  UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+  RANDTENSOR_UNDER_SANITIZER=address \
+    ctest --test-dir build-asan --output-on-failure -j "$jobs"
+}
+
+run_thread() {
+  configure_and_build build-tsan "-fsanitize=thread -fno-omit-frame-pointer"
+  TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 RANDTENSOR_UNDER_SANITIZER=thread \
+    ctest --test-dir build-tsan --output-on-failure -j "$jobs" \
+      -R 'Layouts|Determinism|Targets|c_api|env_target'
+}
+
+case "${1:-all}" in
+  address) run_address ;;
+  thread) run_thread ;;
+  all) run_address; run_thread ;;
+  *) echo "usage: $0 [address|thread|all]" >&2; exit 2 ;;
+esac

@@ -142,11 +142,20 @@ def cli_path():
 
 
 def run(*args, env=None, preexec_fn=None):
-    """Runs the tool; RANDTENSOR_TARGET is never inherited unless given in env."""
+    """Runs the tool; RANDTENSOR_TARGET is never inherited unless given in env.
+
+    Under a sanitizer build (scripts/sanitize.sh), the sanitizer's own notes
+    on stderr ("==PID==WARNING: AddressSanitizer failed to allocate ...", for
+    the deliberately unallocatable buffer) are not the tool's output: drop them.
+    """
     full_env = {k: v for k, v in os.environ.items() if k != "RANDTENSOR_TARGET"}
     full_env.update(env or {})
-    return subprocess.run([cli_path(), *map(str, args)], capture_output=True, text=True,
-                          env=full_env, timeout=60, preexec_fn=preexec_fn)
+    result = subprocess.run([cli_path(), *map(str, args)], capture_output=True, text=True,
+                            env=full_env, timeout=60, preexec_fn=preexec_fn)
+    if os.environ.get("RANDTENSOR_UNDER_SANITIZER"):
+        result.stderr = "".join(line for line in result.stderr.splitlines(keepends=True)
+                                if not line.startswith("=="))
+    return result
 
 
 def ok(*args, **kwargs):

@@ -124,6 +124,90 @@ void ReferencePhiloxStreaming(uint32_t* dst, size_t n, uint64_t block, uint32_t 
   ReferencePhiloxImpl<true>(dst, n, block, k0, k1);
 }
 
+namespace {
+
+// The narrower floors: one block per 64-bit lane (the word in the low half),
+// so vpmuludq yields each product in place and a round needs no shuffle; 6
+// interleaved batches. V is a small traits struct over __m256i or __m128i.
+struct Avx2Ops {
+  using V = __m256i;
+  static constexpr int kBlocks = 4;
+  RT_AVX2 static V Set64(uint64_t x) { return _mm256_set1_epi64x(static_cast<long long>(x)); }
+  RT_AVX2 static V Set32(uint32_t x) { return _mm256_set1_epi32(static_cast<int>(x)); }
+  RT_AVX2 static V Lanes() { return _mm256_set_epi64x(3, 1, 2, 0); }  // lane 2c+r: block 2r+c
+  RT_AVX2 static V Add64(V a, V b) { return _mm256_add_epi64(a, b); }
+  RT_AVX2 static V Mul(V a, V b) { return _mm256_mul_epu32(a, b); }
+  RT_AVX2 static V Hi(V a) { return _mm256_srli_epi64(a, 32); }
+  RT_AVX2 static V Xor(V a, V b) { return _mm256_xor_si256(a, b); }
+  RT_AVX2 static V Lo32(V a, V b) { return _mm256_unpacklo_epi32(a, b); }
+  RT_AVX2 static V Hi32(V a, V b) { return _mm256_unpackhi_epi32(a, b); }
+  RT_AVX2 static V Lo64(V a, V b) { return _mm256_unpacklo_epi64(a, b); }
+  RT_AVX2 static void Store(uint32_t* p, V v) { _mm256_storeu_si256(reinterpret_cast<V*>(p), v); }
+};
+
+struct Sse4Ops {
+  using V = __m128i;
+  static constexpr int kBlocks = 2;
+  static V Set64(uint64_t x) { return _mm_set1_epi64x(static_cast<long long>(x)); }
+  static V Set32(uint32_t x) { return _mm_set1_epi32(static_cast<int>(x)); }
+  static V Lanes() { return _mm_set_epi64x(1, 0); }
+  static V Add64(V a, V b) { return _mm_add_epi64(a, b); }
+  static V Mul(V a, V b) { return _mm_mul_epu32(a, b); }
+  static V Hi(V a) { return _mm_srli_epi64(a, 32); }
+  static V Xor(V a, V b) { return _mm_xor_si128(a, b); }
+  static V Lo32(V a, V b) { return _mm_unpacklo_epi32(a, b); }
+  static V Hi32(V a, V b) { return _mm_unpackhi_epi32(a, b); }
+  static V Lo64(V a, V b) { return _mm_unpacklo_epi64(a, b); }
+  static void Store(uint32_t* p, V v) { _mm_storeu_si128(reinterpret_cast<V*>(p), v); }
+};
+
+template <class O>
+__attribute__((always_inline)) inline void NarrowPhilox(uint32_t* dst, size_t n, uint64_t block,
+                                                        uint32_t k0, uint32_t k1) {
+  using V = typename O::V;
+  constexpr int B = 6;
+  constexpr int kStep = B * O::kBlocks;  // blocks per trip
+  const V m0 = O::Set32(0xD2511F53u), m1 = O::Set32(0xCD9E8D57u);
+  const V lane = O::Lanes();
+  for (size_t b0 = 0; b0 + kStep <= n / 4; b0 += kStep) {
+    V x0[B], x1[B], x2[B], x3[B];
+#pragma GCC unroll 8
+    for (int b = 0; b < B; ++b) {
+      x0[b] = O::Add64(O::Set64(static_cast<uint32_t>(block + b0 + O::kBlocks * b)), lane);
+      x1[b] = x2[b] = x3[b] = O::Set64(0);
+    }
+#pragma GCC unroll 10
+    for (int r = 0; r < 10; ++r) {
+      const V kk0 = O::Set32(k0 + r * 0x9E3779B9u), kk1 = O::Set32(k1 + r * 0xBB67AE85u);
+#pragma GCC unroll 8
+      for (int b = 0; b < B; ++b) {
+        const V p0 = O::Mul(x0[b], m0), p1 = O::Mul(x2[b], m1);
+        x0[b] = O::Xor(O::Xor(O::Hi(p1), x1[b]), kk0);
+        x2[b] = O::Xor(O::Xor(O::Hi(p0), x3[b]), kk1);
+        x1[b] = p1;
+        x3[b] = p0;
+      }
+    }
+#pragma GCC unroll 8
+    for (int b = 0; b < B; ++b) {
+      uint32_t* out = dst + 4 * (b0 + O::kBlocks * b);
+      O::Store(out, O::Lo64(O::Lo32(x0[b], x1[b]), O::Lo32(x2[b], x3[b])));
+      O::Store(out + 2 * O::kBlocks, O::Lo64(O::Hi32(x0[b], x1[b]), O::Hi32(x2[b], x3[b])));
+    }
+  }
+}
+
+}  // namespace
+
+RT_AVX2 void ReferencePhiloxAvx2(uint32_t* dst, size_t n, uint64_t block, uint32_t k0,
+                                 uint32_t k1) {
+  NarrowPhilox<Avx2Ops>(dst, n, block, k0, k1);
+}
+
+void ReferencePhiloxSse4(uint32_t* dst, size_t n, uint64_t block, uint32_t k0, uint32_t k1) {
+  NarrowPhilox<Sse4Ops>(dst, n, block, k0, k1);
+}
+
 void Random123Loop(uint32_t* dst, size_t n, uint64_t block, uint32_t k0, uint32_t k1) {
   r123::Philox4x32 philox;
   const r123::Philox4x32::key_type key = {{k0, k1}};

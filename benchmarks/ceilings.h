@@ -32,6 +32,11 @@ void ReferencePhilox(uint32_t* dst, size_t n, uint64_t block, uint32_t k0, uint3
 void ReferencePhiloxStreaming(uint32_t* dst, size_t n, uint64_t block, uint32_t k0,
                               uint32_t k1);
 
+// The AVX2 and SSE floors: hand-written kernels of the design randtensor uses
+// on those targets (one block per 64-bit lane, 6 batches), regular stores.
+void ReferencePhiloxAvx2(uint32_t* dst, size_t n, uint64_t block, uint32_t k0, uint32_t k1);
+void ReferencePhiloxSse4(uint32_t* dst, size_t n, uint64_t block, uint32_t k0, uint32_t k1);
+
 // The same stream through Random123's philox4x32 one block at a time.
 void Random123Loop(uint32_t* dst, size_t n, uint64_t block, uint32_t k0, uint32_t k1);
 

@@ -3,7 +3,9 @@
 //
 // Names are slash-separated fields the report script (benchmarks/report.py)
 // parses:   fill/<TARGET>/<layout>/<bytes>/threads:<T>
-//           ceiling/<stream|regular|memset|reference|reference-stream|random123>/<bytes>/threads:<T>
+//           ceiling/<kind>/<bytes>/threads:<T>, kind one of stream, regular, memset,
+//             reference (AVX-512), reference-stream, reference-avx2, reference-sse4,
+//             random123
 //           overhead/<TARGET>/16-elements
 // Rates are bytes of elements written per second (padding excluded), the same
 // measure `randtensor generate --repeat` prints.
@@ -188,6 +190,10 @@ void BM_Ceiling(benchmark::State& state, std::string kind, uint64_t bytes, uint3
       if (kind == "memset") std::memset(p + begin, 0x5B, (end - begin) * 4);
       if (kind == "reference")
         randtensor_bench::ReferencePhilox(p + begin, end - begin, begin / 4, round, 7);
+      if (kind == "reference-avx2")
+        randtensor_bench::ReferencePhiloxAvx2(p + begin, end - begin, begin / 4, round, 7);
+      if (kind == "reference-sse4")
+        randtensor_bench::ReferencePhiloxSse4(p + begin, end - begin, begin / 4, round, 7);
       if (kind == "reference-stream")
         randtensor_bench::ReferencePhiloxStreaming(p + begin, end - begin, begin / 4, round, 7);
       if (kind == "random123")
@@ -242,8 +248,11 @@ void RegisterAll() {
     }
   }
   for (const char* kind :
-       {"stream", "regular", "memset", "reference", "reference-stream", "random123"}) {
-    if (std::string(kind).rfind("reference", 0) == 0 && !randtensor_bench::HasAvx512()) continue;
+       {"stream", "regular", "memset", "reference", "reference-stream", "reference-avx2",
+        "reference-sse4", "random123"}) {
+    const std::string k = kind;
+    if ((k == "reference" || k == "reference-stream") && !randtensor_bench::HasAvx512()) continue;
+    if (k == "reference-avx2" && !__builtin_cpu_supports("avx2")) continue;
     for (uint64_t bytes : sizes) {
       if (bytes < 2048) continue;  // the reference kernel works in 2 KiB steps
       for (uint32_t threads : thread_counts) {

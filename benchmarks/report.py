@@ -9,8 +9,9 @@ side by side mean much).
 
 Ratios, each against a rate of the same size and thread count:
   ÷ stream fill        the memory ceiling: a streaming-store fill of non-zero data
-  ÷ reference kernel   the compute floor: a hand-written 16-lane AVX-512 Philox,
-                       regular stores up to 256 KiB, streaming stores above
+  ÷ reference kernel   the compute floor: a hand-written Philox of the target's
+                       width (AVX-512: regular stores up to 256 KiB, streaming
+                       above; AVX2 and SSE4 their own; SCALAR: Random123's loop)
   ÷ packed             the same target's packed fill (for the other layouts)
 Rates are medians over repetitions, in GB/s (1e9 bytes of elements per second).
 """
@@ -76,9 +77,13 @@ def baselines(name):
         return (None, None, None)
     size, threads = parts[-2], parts[-1]
     stream = f"ceiling/stream/{size}/{threads}"
-    # The compute floor: the hand-written kernel, with streaming stores where
-    # the output outgrows the caches (as randtensor's own choice does).
-    floor = f"ceiling/reference{'' if size.endswith('KiB') else '-stream'}/{size}/{threads}"
+    # The compute floor: the hand-written kernel for the target's width
+    # (AVX-512: with streaming stores where the output outgrows the caches,
+    # as randtensor's own choice does; SCALAR: Random123's scalar loop).
+    kind = {"AVX2": "reference-avx2", "SSE4": "reference-sse4", "SSSE3": "reference-sse4",
+            "SCALAR": "random123"}.get(parts[1] if parts[0] == "fill" else "",
+                                       "reference" if size.endswith("KiB") else "reference-stream")
+    floor = f"ceiling/{kind}/{size}/{threads}"
     packed = None
     if parts[0] == "fill" and parts[2] != "packed":
         packed = f"fill/{parts[1]}/packed/{size}/{threads}"

@@ -74,6 +74,7 @@ struct Job {
 class RowCursor {
  public:
   RowCursor(const Layout& L, uint64_t begin) : L_(L), inner_(L.rank - 1) {
+    if (begin == 0) return;  // element (0, ..., 0): no divisions needed
     uint64_t rest = begin;
     for (int d = inner_; d >= 0; --d) {  // divisions once per task only
       idx_[d] = static_cast<int64_t>(rest % static_cast<uint64_t>(L.sizes[d]));
@@ -265,6 +266,10 @@ int UnitStrideDim(const Layout& L) {
 
 // Tasks for a logical-range strategy; returns the task count.
 uint64_t PlanRanges(Job& job, uint64_t n, uint32_t threads, uint64_t tile_option) {
+  if (tile_option == 0 && n + job.lead <= kMinTaskElements) {  // small: one task, inline
+    job.tile = (n + job.lead + 3) / 4 * 4;
+    return 1;
+  }
   // One tile never needs more than all elements; clamping first keeps the
   // rounding below from overflowing for absurd requests.
   uint64_t tile = std::min(tile_option, n + job.lead);

@@ -29,6 +29,28 @@ using detail::Stream;
 // 4 KiB of output per trip.
 constexpr uint64_t kStageBlocks = 256;
 
+// Bytes per vector store; on the scalar target one block (streaming is then a
+// plain copy).
+constexpr size_t kVectorBytes = HWY_TARGET == HWY_SCALAR ? 16 : HWY_MAX_BYTES;
+
+// Copies `n` words from L1 to `dst` with streaming stores wherever dst is
+// vector-aligned, plain stores at the unaligned ends.
+void StreamCopy(const uint32_t* HWY_RESTRICT src, uint64_t n, uint32_t* HWY_RESTRICT dst) {
+#if HWY_TARGET == HWY_SCALAR
+  std::memcpy(dst, src, n * 4);
+#else
+  const DU32 d;
+  const size_t N = hn::Lanes(d);
+  const uintptr_t misalign = reinterpret_cast<uintptr_t>(dst) % kVectorBytes;
+  uint64_t head = misalign == 0 ? 0 : (kVectorBytes - misalign) / 4;
+  head = std::min(head, n);
+  std::memcpy(dst, src, head * 4);
+  uint64_t i = head;
+  for (; i + N <= n; i += N) hn::Stream(hn::LoadU(d, src + i), d, dst + i);
+  std::memcpy(dst + i, src + i, (n - i) * 4);
+#endif
+}
+
 #if HWY_TARGET == HWY_SCALAR
 
 // One lane: the reference itself, block by block.
@@ -41,7 +63,6 @@ void GenerateBlocks(const Stream& s, uint64_t block, uint64_t nblocks, uint32_t*
     std::memcpy(out + 4 * i, b.v, sizeof(b.v));
   }
 }
-constexpr size_t kVectorBytes = 16;  // one block: streaming is a plain copy here
 
 #else
 
@@ -55,7 +76,6 @@ constexpr size_t kBatches = 4;
 #else
 constexpr size_t kBatches = 6;
 #endif
-constexpr size_t kVectorBytes = HWY_MAX_BYTES;
 
 // GenerateBatches<k> for a run-time k in [1, kBatches).
 template <bool kStream>
@@ -95,29 +115,18 @@ void GenerateBlocks(const Stream& s, uint64_t block, uint64_t nblocks, uint32_t*
   if (nblocks != 0) {  // fewer than N blocks: generate a whole vector aside
     HWY_ALIGN uint32_t tmp[4 * hn::MaxLanes(DState())];
     GenerateBatches<1, false>(c, s.keys, lane_block, tmp);
-    std::memcpy(out, tmp, nblocks * 16);
+    // Streamed output stays streamed to the end: a plain store that misses
+    // waits for its line to be read, and stores retire in order, so on Intel
+    // one such store in a run of streaming stores stalls all that follow.
+    if (kStream) {
+      StreamCopy(tmp, nblocks * 4, out);
+    } else {
+      std::memcpy(out, tmp, nblocks * 16);
+    }
   }
 }
 
 #endif  // HWY_TARGET == HWY_SCALAR
-
-// Copies `n` words from L1 to `dst` with streaming stores wherever dst is
-// vector-aligned, plain stores at the unaligned ends.
-void StreamCopy(const uint32_t* HWY_RESTRICT src, uint64_t n, uint32_t* HWY_RESTRICT dst) {
-#if HWY_TARGET == HWY_SCALAR
-  std::memcpy(dst, src, n * 4);
-#else
-  const DU32 d;
-  const size_t N = hn::Lanes(d);
-  const uintptr_t misalign = reinterpret_cast<uintptr_t>(dst) % kVectorBytes;
-  uint64_t head = misalign == 0 ? 0 : (kVectorBytes - misalign) / 4;
-  head = std::min(head, n);
-  std::memcpy(dst, src, head * 4);
-  uint64_t i = head;
-  for (; i + N <= n; i += N) hn::Stream(hn::LoadU(d, src + i), d, dst + i);
-  std::memcpy(dst + i, src + i, (n - i) * 4);
-#endif
-}
 
 // Whole blocks [block, block + nblocks) to dst (4-byte aligned only).
 void FillBlocks(const Stream& s, uint64_t block, uint64_t nblocks, uint32_t* dst,
@@ -188,9 +197,14 @@ void WriteTileScalar(const uint32_t* HWY_RESTRICT stage, size_t pitch, size_t m0
   }
 }
 
+// Streaming stores pay off only for whole cache lines: a partly written line
+// costs a partial write (and on Intel stalls the write-combining buffers).
+constexpr size_t kLineWords = 16;
+
 void WriteTile(const uint32_t* HWY_RESTRICT stage, size_t pitch, size_t rows, size_t cols,
-               uint32_t* HWY_RESTRICT dst, int64_t stride_l) {
+               uint32_t* HWY_RESTRICT dst, int64_t stride_l, bool streaming) {
 #if HWY_TARGET == HWY_SCALAR
+  (void)streaming;
   WriteTileScalar(stage, pitch, 0, rows, 0, cols, dst, stride_l);
 #else
   const hn::FixedTag<uint32_t, 4> d;
@@ -200,18 +214,33 @@ void WriteTile(const uint32_t* HWY_RESTRICT stage, size_t pitch, size_t rows, si
   size_t l = 0;
   if (rows >= 2 && rows <= 4 && stride_l == static_cast<int64_t>(rows)) {
     // A few rows written densely (NHWC with 2 to 4 channels): interleave
-    // four columns at a time straight into place.
+    // four columns at a time. The tile is then one contiguous run, which a
+    // streaming output receives through an L1 copy with whole-line stores.
+    alignas(64) uint32_t dense[4096];
+    uint32_t* target = streaming && rows * cols <= 4096 ? dense : dst;
     for (; l + 4 <= cols; l += 4) {
-      uint32_t* out = dst + l * rows;
+      uint32_t* out = target + l * rows;
       if (rows == 2) hn::StoreInterleaved2(row(0, l), row(1, l), d, out);
       if (rows == 3) hn::StoreInterleaved3(row(0, l), row(1, l), row(2, l), d, out);
       if (rows == 4) hn::StoreInterleaved4(row(0, l), row(1, l), row(2, l), row(3, l), d, out);
     }
-    WriteTileScalar(stage, pitch, 0, rows, l, cols, dst, stride_l);
+    WriteTileScalar(stage, pitch, 0, rows, l, cols, target, stride_l);
+    if (target == dense) StreamCopy(dense, rows * cols, dst);
     return;
   }
   // 4 x 4 blocks transposed in registers; m innermost so each column's run
-  // in memory is written in order.
+  // in memory is written in order. Streamed only when every run is whole
+  // aligned cache lines.
+  const bool whole_lines = streaming && rows % kLineWords == 0 &&
+                           reinterpret_cast<uintptr_t>(dst) % 64 == 0 &&
+                           (stride_l * 4) % 64 == 0;
+  const auto put = [&](V v, uint32_t* p) {
+    if (whole_lines) {
+      hn::Stream(v, d, p);
+    } else {
+      hn::StoreU(v, d, p);
+    }
+  };
   const size_t rows4 = rows / 4 * 4;
   for (; l + 4 <= cols; l += 4) {
     for (size_t m = 0; m < rows4; m += 4) {
@@ -221,10 +250,10 @@ void WriteTile(const uint32_t* HWY_RESTRICT stage, size_t pitch, size_t rows, si
       const auto u01 = hn::BitCast(d64, hn::InterleaveUpper(d, r0, r1));  // r0[2] r1[2] r0[3] r1[3]
       const auto u23 = hn::BitCast(d64, hn::InterleaveUpper(d, r2, r3));
       uint32_t* out = dst + static_cast<int64_t>(l) * stride_l + m;
-      hn::StoreU(hn::BitCast(d, hn::InterleaveLower(d64, t01, t23)), d, out);
-      hn::StoreU(hn::BitCast(d, hn::InterleaveUpper(d64, t01, t23)), d, out + stride_l);
-      hn::StoreU(hn::BitCast(d, hn::InterleaveLower(d64, u01, u23)), d, out + 2 * stride_l);
-      hn::StoreU(hn::BitCast(d, hn::InterleaveUpper(d64, u01, u23)), d, out + 3 * stride_l);
+      put(hn::BitCast(d, hn::InterleaveLower(d64, t01, t23)), out);
+      put(hn::BitCast(d, hn::InterleaveUpper(d64, t01, t23)), out + stride_l);
+      put(hn::BitCast(d, hn::InterleaveLower(d64, u01, u23)), out + 2 * stride_l);
+      put(hn::BitCast(d, hn::InterleaveUpper(d64, u01, u23)), out + 3 * stride_l);
     }
     WriteTileScalar(stage, pitch, rows4, rows, l, l + 4, dst, stride_l);
   }

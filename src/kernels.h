@@ -51,8 +51,10 @@ using FillContiguousFn = int64_t (*)(const Stream& stream, uint64_t first, uint6
 // Writes a tile held row-major in L1 transposed: stage[m * pitch + l] goes to
 // dst[l * stride_l + m] for m < rows, l < cols. The transposed writer's
 // output step (NHWC, column-major): memory is written in runs along m.
+// `streaming` asks for non-temporal stores where runs are whole cache lines;
+// the caller issues the fence.
 using WriteTileFn = void (*)(const uint32_t* stage, size_t pitch, size_t rows, size_t cols,
-                             uint32_t* dst, int64_t stride_l);
+                             uint32_t* dst, int64_t stride_l, bool streaming);
 
 struct KernelTable {
   const char* name;     // Highway's target name ("AVX3", "SCALAR", ...)

@@ -207,7 +207,7 @@ int64_t WriteTransposed(const Job& job, uint64_t unit_begin, uint64_t unit_end) 
     uint32_t* base = job.origin + p0 + m0 * stride_m + l0 * stride_l;
     if (stride_m == 1) {
       job.kernels->write_tile(stage, static_cast<size_t>(job.tile_l), static_cast<size_t>(rows),
-                              static_cast<size_t>(cols), base, stride_l);
+                              static_cast<size_t>(cols), base, stride_l, job.streaming);
     } else {  // stride -1: a reversed view, rare enough for plain loops
       for (int64_t l = 0; l < cols; ++l) {
         for (int64_t m = 0; m < rows; ++m) base[l * stride_l - m] = stage[m * job.tile_l + l];

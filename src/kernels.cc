@@ -77,52 +77,55 @@ constexpr size_t kBatches = 4;
 constexpr size_t kBatches = 6;
 #endif
 
-// GenerateBatches<k> for a run-time k in [1, kBatches).
+// GenerateBatches<k> for a run-time k in [1, kBatches].
 template <bool kStream>
-HWY_INLINE void GenerateVectors(size_t k, const Counter128& c, const RoundKeys& keys,
-                                VState lane_block, uint32_t* out) {
+HWY_INLINE void GenerateGroup(size_t k, const Counter128& c, const RoundKeys& keys,
+                              VState lane_block, uint32_t* out, uint32_t* last_out) {
   switch (k) {
-    case 1: return GenerateBatches<1, kStream>(c, keys, lane_block, out);
-    case 2: return GenerateBatches<HWY_MIN(2, kBatches), kStream>(c, keys, lane_block, out);
-    case 3: return GenerateBatches<HWY_MIN(3, kBatches), kStream>(c, keys, lane_block, out);
-    case 4: return GenerateBatches<HWY_MIN(4, kBatches), kStream>(c, keys, lane_block, out);
-    case 5: return GenerateBatches<HWY_MIN(5, kBatches), kStream>(c, keys, lane_block, out);
-    default: return GenerateBatches<1, kStream>(c, keys, lane_block, out);  // unreachable
+    case 1: return GenerateBatches<1, kStream>(c, keys, lane_block, out, last_out);
+    case 2: return GenerateBatches<HWY_MIN(2, kBatches), kStream>(c, keys, lane_block, out, last_out);
+    case 3: return GenerateBatches<HWY_MIN(3, kBatches), kStream>(c, keys, lane_block, out, last_out);
+    case 4: return GenerateBatches<HWY_MIN(4, kBatches), kStream>(c, keys, lane_block, out, last_out);
+    case 5: return GenerateBatches<HWY_MIN(5, kBatches), kStream>(c, keys, lane_block, out, last_out);
+    default: return GenerateBatches<kBatches, kStream>(c, keys, lane_block, out, last_out);
   }
 }
-static_assert(kBatches <= 6, "GenerateVectors covers leftovers of up to 5 vectors");
+static_assert(kBatches <= 6, "GenerateGroup's cases cover groups of up to 6 vectors");
 
 // Writes stream blocks [block, block + nblocks) to out[0 .. 4 * nblocks).
 // With kStream, `out` must be aligned to the vector size.
+//
+// The run's vectors (the last one possibly partial) are cut into groups of
+// at most kBatches, as even as possible: 16 vectors go as 6 + 5 + 5, not
+// 6 + 6 + 3 + 1, so no group is too small to hide the multiplier latency.
+// A partial last vector is computed within the last group into `tmp`.
 template <bool kStream>
 void GenerateBlocks(const Stream& s, uint64_t block, uint64_t nblocks, uint32_t* out) {
   const size_t N = BlocksPerVector();
   const VState lane_block = BlockOfLane();
+  const uint64_t partial = nblocks % N;
+  uint64_t vectors = nblocks / N + (partial != 0 ? 1 : 0);
   Counter128 c = s.start.Plus(block);
-  for (; nblocks >= kBatches * N; nblocks -= kBatches * N) {
-    GenerateBatches<kBatches, kStream>(c, s.keys, lane_block, out);
-    c = c.Plus(kBatches * N);
-    out += 4 * kBatches * N;
-  }
-  // Leftover whole vectors: as many batches as remain, still interleaved.
-  const size_t vectors = nblocks / N;
-  if (vectors != 0) {
-    GenerateVectors<kStream>(vectors, c, s.keys, lane_block, out);
-    c = c.Plus(vectors * N);
-    out += 4 * vectors * N;
-    nblocks -= vectors * N;
-  }
-  if (nblocks != 0) {  // fewer than N blocks: generate a whole vector aside
-    HWY_ALIGN uint32_t tmp[4 * hn::MaxLanes(DState())];
-    GenerateBatches<1, false>(c, s.keys, lane_block, tmp);
-    // Streamed output stays streamed to the end: a plain store that misses
-    // waits for its line to be read, and stores retire in order, so on Intel
-    // one such store in a run of streaming stores stalls all that follow.
-    if (kStream) {
-      StreamCopy(tmp, nblocks * 4, out);
-    } else {
-      std::memcpy(out, tmp, nblocks * 16);
+  HWY_ALIGN uint32_t tmp[4 * hn::MaxLanes(DState())];
+  while (vectors != 0) {
+    const uint64_t groups = (vectors + kBatches - 1) / kBatches;
+    const size_t k = static_cast<size_t>((vectors + groups - 1) / groups);
+    const bool ends_partial = k == vectors && partial != 0;
+    GenerateGroup<kStream>(k, c, s.keys, lane_block, out, ends_partial ? tmp : nullptr);
+    if (ends_partial) {
+      // Streamed output stays streamed to the end: a plain store that misses
+      // waits for its line to be read, and stores retire in order, so on
+      // Intel one such store in a run of streaming stores stalls the rest.
+      uint32_t* dst = out + 4 * N * (k - 1);
+      if (kStream) {
+        StreamCopy(tmp, partial * 4, dst);
+      } else {
+        std::memcpy(dst, tmp, partial * 16);
+      }
     }
+    c = c.Plus(k * N);
+    out += 4 * N * k;
+    vectors -= k;
   }
 }
 
@@ -136,15 +139,12 @@ void FillBlocks(const Stream& s, uint64_t block, uint64_t nblocks, uint32_t* dst
     GenerateBlocks<false>(s, block, nblocks, dst);
   } else if (addr % 16 == 0) {
     // Blocks can line up with vectors: a few plain blocks up to the next
-    // vector boundary, then stream whole vectors straight from registers.
+    // vector boundary, then stream whole vectors straight from registers
+    // (GenerateBlocks streams its partial end through StreamCopy).
     const uint64_t to_boundary = ((kVectorBytes - addr % kVectorBytes) % kVectorBytes) / 16;
     const uint64_t head = std::min(to_boundary, nblocks);
-    const uint64_t vector_blocks = kVectorBytes / 16;
-    const uint64_t body = (nblocks - head) / vector_blocks * vector_blocks;
     GenerateBlocks<false>(s, block, head, dst);
-    GenerateBlocks<true>(s, block + head, body, dst + 4 * head);
-    GenerateBlocks<false>(s, block + head + body, nblocks - head - body,
-                          dst + 4 * (head + body));
+    GenerateBlocks<true>(s, block + head, nblocks - head, dst + 4 * head);
   } else {
     // Blocks straddle vectors: stage them in L1, then stream the copy.
     HWY_ALIGN uint32_t stage[4 * kStageBlocks];
@@ -263,11 +263,21 @@ void WriteTile(const uint32_t* HWY_RESTRICT stage, size_t pitch, size_t rows, si
 
 }  // namespace
 
+void Copy(const uint32_t* HWY_RESTRICT src, uint64_t n, uint32_t* HWY_RESTRICT dst,
+          bool streaming) {
+  if (streaming) {
+    StreamCopy(src, n, dst);
+  } else {
+    std::memcpy(dst, src, n * 4);
+  }
+}
+
 // The entry this target contributes to the table. A function rather than a
 // global so the table is complete even when used from static initializers.
 detail::KernelTable GetKernelTable() {
   return {hwy::TargetName(HWY_TARGET), HWY_TARGET,
-          static_cast<int>(hn::Lanes(hn::ScalableTag<uint32_t>())), FillContiguous, WriteTile};
+          static_cast<int>(hn::Lanes(hn::ScalableTag<uint32_t>())), FillContiguous, WriteTile,
+          Copy};
 }
 
 }  // namespace HWY_NAMESPACE

@@ -56,12 +56,17 @@ using FillContiguousFn = int64_t (*)(const Stream& stream, uint64_t first, uint6
 using WriteTileFn = void (*)(const uint32_t* stage, size_t pitch, size_t rows, size_t cols,
                              uint32_t* dst, int64_t stride_l, bool streaming);
 
+// Copies `n` words from L1 to dst, with streaming stores (whole aligned
+// vectors) when asked; the caller issues the fence.
+using CopyFn = void (*)(const uint32_t* src, uint64_t n, uint32_t* dst, bool streaming);
+
 struct KernelTable {
   const char* name;     // Highway's target name ("AVX3", "SCALAR", ...)
   int64_t hwy_target;   // Highway's target bit
   int lanes;            // 32-bit lanes per vector
   FillContiguousFn fill_contiguous;
   WriteTileFn write_tile;
+  CopyFn copy;
 };
 
 // All compiled kernel tables, widest target first.

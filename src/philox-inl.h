@@ -249,15 +249,23 @@ HWY_INLINE void PhiloxBatches(const Counter128& first, const RoundKeys& keys,
 
 // Writes kBatches * BlocksPerVector() consecutive Philox blocks starting at
 // counter `first` to out[0 .. 4 * that). kStream selects non-temporal stores,
-// which need `out` aligned to the vector size.
+// which need `out` aligned to the vector size. With `last_out`, the last
+// batch goes there instead (with plain stores): a run that ends in a partial
+// vector computes it in the same interleaved group, into a scratch buffer.
 template <size_t kBatches, bool kStream>
 HWY_INLINE void GenerateBatches(const Counter128& first, const RoundKeys& keys,
-                                VState lane_block, uint32_t* HWY_RESTRICT out) {
+                                VState lane_block, uint32_t* HWY_RESTRICT out,
+                                uint32_t* HWY_RESTRICT last_out = nullptr) {
   const DU32 d32;
   const size_t N32 = hn::Lanes(d32);
   VState x0[kBatches], x1[kBatches], x2[kBatches], x3[kBatches];
   PhiloxBatches<kBatches>(first, keys, lane_block, x0, x1, x2, x3);
   for (size_t b = 0; b < kBatches; ++b) {
+    if (b + 1 == kBatches && last_out != nullptr) {
+      TransposeBlocks(x0[b], x1[b], x2[b], x3[b],
+                      [&](VU32 v, size_t i) { hn::Store(v, d32, last_out + i * N32); });
+      break;
+    }
     uint32_t* HWY_RESTRICT dst = out + VectorsPerBatch() * N32 * b;
     TransposeBlocks(x0[b], x1[b], x2[b], x3[b], [&](VU32 v, size_t i) {
       if (kStream) {

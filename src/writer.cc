@@ -4,9 +4,10 @@
 //
 // - Rows (innermost stride 1: packed, padded rows). Long rows are generated
 //   straight into the output by the contiguous kernel, with streaming stores
-//   when the output is larger than the cache. Short rows would pay the
-//   kernel's per-call cost per row, so a chunk spanning many rows is generated
-//   into an L1 staging buffer and copied out row by row.
+//   when the output is larger than the cache. Shorter rows would pay the
+//   kernel's per-call cost and a partial vector per row, so a chunk spanning
+//   many rows is generated into an L1 staging buffer and copied out row by
+//   row (streamed where the output is).
 // - Transposed (innermost stride not 1, but another dimension M has stride
 //   +-1: NHWC, column-major). Work goes in 2-D tiles: for Tm indices along M,
 //   a segment of Tl logical elements along the innermost dimension L each
@@ -40,7 +41,8 @@ namespace {
 constexpr uint64_t kMinTaskElements = uint64_t{1} << 16;  // 256 KiB of UINT32
 // Words of L1 staging per task (16 KiB: leaves room in a 32 KiB L1D).
 constexpr uint64_t kStageWords = 4096;
-// Rows shorter than this are staged rather than generated in place.
+// Rows shorter than this are staged rather than generated in place (measured:
+// longer rows lose more to the staging copy than to their partial vectors).
 constexpr int64_t kDirectRow = 128;
 // Indices along M per transposed tile: each written run is 16 words, one
 // whole cache line. Tiles grow along M when the rows along L are short.
@@ -143,7 +145,7 @@ int64_t WriteStaged(const Job& job, uint64_t begin, uint64_t end) {
       const uint64_t len = std::min(cur.row_left(), n - i);
       uint32_t* dst = job.origin + cur.offset();
       if (stride == 1) {
-        std::memcpy(dst, stage + i, len * 4);
+        job.kernels->copy(stage + i, len, dst, job.streaming);
       } else {
         int64_t at = 0;
         for (uint64_t k = 0; k < len; ++k, at += stride) dst[at] = stage[i + k];

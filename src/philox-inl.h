@@ -102,17 +102,7 @@ HWY_INLINE Product Multiply(VState x, uint32_t m) {
   return p;
 }
 
-// Block offset (within one vector of N blocks) that lane i computes. With
-// C = N / 4 128-bit chunks, lane 4c + r holds block C*r + c: after the in-chunk
-// transpose, output vector r holds blocks C*r .. C*r + C - 1 in order.
-HWY_INLINE VState BlockOfLane() {
-  const DU32 d;
-  const VU32 lane = hn::Iota(d, 0);
-  const VU32 r = hn::And(lane, hn::Set(d, 3));
-  const VU32 c = hn::ShiftRight<2>(lane);
-  const uint32_t chunks = static_cast<uint32_t>(hn::Lanes(d) / 4);
-  return hn::Add(hn::Mul(r, hn::Set(d, chunks)), c);
-}
+constexpr int kLog2LanesPerChunk = 2;  // four 32-bit lanes per 128-bit chunk
 
 // Transposes one vector of blocks back to block order: four output vectors.
 template <class StoreFn>
@@ -146,16 +136,7 @@ HWY_INLINE Product Multiply(VState x, uint32_t m) {
   return p;
 }
 
-// Lane j = 2c + r (C = N / 2 chunks) holds block C*r + c; after the in-chunk
-// transpose, output vector r holds blocks C*r .. C*r + C - 1 in order.
-HWY_INLINE VState BlockOfLane() {
-  const DU64 d;
-  const VU64 lane = hn::Iota(d, 0);
-  const VU64 r = hn::And(lane, hn::Set(d, 1));
-  const VU64 c = hn::ShiftRight<1>(lane);
-  const uint64_t chunks = hn::Lanes(d) / 2;
-  return hn::Add(hn::Mul(r, hn::Set(d, chunks)), c);  // r is 0 or 1: Mul is exact
-}
+constexpr int kLog2LanesPerChunk = 1;  // two 64-bit lanes per 128-bit chunk
 
 // Transposes one vector of blocks back to block order: two output vectors.
 template <class StoreFn>
@@ -176,6 +157,20 @@ HWY_INLINE void TransposeBlocks(VU64 x0, VU64 x1, VU64 x2, VU64 x3, const StoreF
 #endif  // narrow or wide lanes
 
 // ------------------------------------------------------------- shared rounds
+
+// Block offset (within one vector of N blocks) that each lane computes. With
+// P lanes per 128-bit chunk and C = N / P chunks, lane P*c + r holds block
+// C*r + c: after the in-chunk transpose, output vector r holds blocks
+// C*r .. C*r + C - 1 in order, which is contiguous memory.
+HWY_INLINE VState BlockOfLane() {
+  const DState d;
+  using T = hn::TFromD<DState>;
+  const VState lane = hn::Iota(d, 0);
+  const VState r = hn::And(lane, hn::Set(d, T{(1u << kLog2LanesPerChunk) - 1}));
+  const VState c = hn::ShiftRight<kLog2LanesPerChunk>(lane);
+  const T chunks = static_cast<T>(hn::Lanes(d) >> kLog2LanesPerChunk);
+  return hn::Add(hn::Mul(r, hn::Set(d, chunks)), c);  // small values: Mul is exact
+}
 
 // Blocks per state vector, and output vectors (of 32-bit words) per state vector.
 HWY_INLINE size_t BlocksPerVector() { return hn::Lanes(DState()); }

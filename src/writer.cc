@@ -241,10 +241,15 @@ void RunTask(void* context, uint32_t index) {
 // Streaming stores skip the caches: right for outputs larger than the last
 // level cache (the data would be evicted before use anyway, and regular
 // stores first read every line), wrong for outputs the consumer reads soon.
+// The L3 size the system reports, but at most 32 MiB: on chiplet CPUs and in
+// VMs it is the whole socket's (320 MiB on both hosts we measure), while one
+// core writes into its own slice; at 64 MiB regular stores measured 1.2-2x
+// slower than streaming ones for NHWC and column-major outputs.
 uint64_t StreamingThresholdBytes() {
   static const uint64_t bytes = [] {
+    constexpr uint64_t kCap = uint64_t{32} << 20;
     const long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
-    return l3 > 0 ? static_cast<uint64_t>(l3) : uint64_t{32} << 20;
+    return l3 > 0 ? std::min(static_cast<uint64_t>(l3), kCap) : kCap;
   }();
   return bytes;
 }

@@ -327,10 +327,11 @@ std::array<uint64_t, 4> OracleStreamDigest(const PhiloxState& state, uint64_t of
 }
 
 // The output size from which kAuto streams: the library's rule (writer.cc),
-// the L3 size, or 32 MiB where the system does not say.
+// the L3 size capped at 32 MiB, or 32 MiB where the system does not say.
 uint64_t StreamingThresholdBytes() {
+  const uint64_t cap = uint64_t{32} << 20;
   const long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
-  return l3 > 0 ? static_cast<uint64_t>(l3) : uint64_t{32} << 20;
+  return l3 > 0 ? std::min(static_cast<uint64_t>(l3), cap) : cap;
 }
 
 // The first element of `words` that differs from the oracle, for the
@@ -389,7 +390,7 @@ TEST(Determinism, CacheSizedOutputStreamsAndMatchesTheOracleDigest) {
     rt_test::ForEachSupportedTarget([&](const randtensor::TargetInfo&) {
       FillCase c = CaseOf(Subject{"cache-sized", shape, offset}, run.threads, run.tile, run.stores);
       c.misalign_bytes = reinterpret_cast<uintptr_t>(span) % 64;
-      // Zeroes, not the guard pattern: painting 300 MiB word by word would
+      // Zeroes, not the guard pattern: painting 32 MiB word by word would
       // cost more than the fill. A skipped element stays 0 and breaks the
       // digest; the gap must stay 0.
       std::memset(buffer->words(), 0, buffer->size_words() * 4);

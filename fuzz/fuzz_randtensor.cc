@@ -245,6 +245,51 @@ bool StoresValid(int32_t stores) { return stores >= 0 && stores <= 2; }
 // claims (up to 128), so ASan catches a read past them.
 int ArrayEntries(int64_t rank) { return rank < 0 ? 0 : rank > 128 ? 128 : static_cast<int>(rank); }
 
+// The native descriptor of a case, with its size and stride arrays on the
+// heap, exactly ArrayEntries(rank) int64s each (new[0] is a valid, empty
+// block). Dimensions past kMaxDims are 1.
+struct NativeDesc {
+  explicit NativeDesc(const Case& c)
+      : entries(ArrayEntries(c.rank)),
+        sizes(new int64_t[entries]),
+        strides(new int64_t[entries]) {
+    for (int d = 0; d < entries; ++d) {
+      sizes[d] = d < kMaxDims ? c.sizes[d] : 1;
+      strides[d] = d < kMaxDims ? c.strides[d] : 1;
+    }
+    desc.dtype = static_cast<randtensor::DataType>(c.dtype);
+    desc.rank = static_cast<int32_t>(c.rank);  // the native rank is an int32 field
+    desc.sizes = c.sizes_null ? nullptr : sizes.get();
+    desc.strides = c.has_strides ? strides.get() : nullptr;
+  }
+  int entries;
+  std::unique_ptr<int64_t[]> sizes, strides;
+  randtensor::TensorDesc desc;
+};
+
+// The DirectML dimension arrays of a case: DimensionCount = rank as uint32,
+// at most 128 uint32s each on the heap, dimensions past kMaxDims 1; the
+// arguments are null where the case asks for a missing array.
+struct DmlDims {
+  explicit DmlDims(const Case& c)
+      : dims(static_cast<uint32_t>(c.rank)),
+        entries(dims > 128 ? 128 : static_cast<int>(dims)),
+        sizes(new uint32_t[entries]),
+        strides(new uint32_t[entries]) {
+    for (int d = 0; d < entries; ++d) {
+      sizes[d] = d < kMaxDims ? static_cast<uint32_t>(c.sizes[d]) : 1;
+      strides[d] = d < kMaxDims ? static_cast<uint32_t>(c.strides[d]) : 1;
+    }
+    sizes_arg = c.sizes_null ? nullptr : sizes.get();
+    strides_arg = c.has_strides ? strides.get() : nullptr;
+  }
+  uint32_t dims;
+  int entries;
+  std::unique_ptr<uint32_t[]> sizes, strides;
+  const uint32_t* sizes_arg;
+  const uint32_t* strides_arg;
+};
+
 // The size field a case asks for, relative to the layout's minimum.
 uint64_t SizeField(int size_class, uint64_t param, uint64_t min) {
   switch (size_class) {
@@ -341,26 +386,11 @@ void CheckInfo(const Case& c, const FillInfo& info, const LayoutModel& m) {
 // ------------------------------------------------------------- native Fill
 
 void RunNativeFill(const Case& c, uint32_t salt) {
-  const int entries = ArrayEntries(c.rank);
-  std::vector<int64_t> size_store(entries + 1), stride_store(entries + 1);
-  for (int d = 0; d < entries; ++d) {
-    size_store[d] = d < kMaxDims ? c.sizes[d] : 1;
-    stride_store[d] = d < kMaxDims ? c.strides[d] : 1;
-  }
-  // Exactly `entries` int64s on the heap (new[0] is a valid, empty block).
-  std::unique_ptr<int64_t[]> sizes(new int64_t[entries]), strides(new int64_t[entries]);
-  std::memcpy(sizes.get(), size_store.data(), entries * sizeof(int64_t));
-  std::memcpy(strides.get(), stride_store.data(), entries * sizeof(int64_t));
-
-  randtensor::TensorDesc desc;
-  desc.dtype = static_cast<randtensor::DataType>(c.dtype);
-  desc.rank = static_cast<int32_t>(c.rank);
-  desc.sizes = c.sizes_null ? nullptr : sizes.get();
-  desc.strides = c.has_strides ? strides.get() : nullptr;
+  const NativeDesc native(c);
+  const randtensor::TensorDesc& desc = native.desc;
 
   Judgement j;
   if (c.dtype != 0) j.Note(kInvalid, "dtype not kUint32");
-  // The native rank is an int32 field.
   const LayoutModel m = ModelLayout(static_cast<int32_t>(c.rank), 0, desc.sizes, desc.strides);
   j.Note(m.j.verdict, m.j.why);
 
@@ -459,17 +489,8 @@ void RunNativeFill(const Case& c, uint32_t salt) {
 // ----------------------------------------------------------- MinBufferBytes
 
 void RunMinBufferBytes(const Case& c) {
-  const int entries = ArrayEntries(c.rank);
-  std::unique_ptr<int64_t[]> sizes(new int64_t[entries]), strides(new int64_t[entries]);
-  for (int d = 0; d < entries; ++d) {
-    sizes[d] = d < kMaxDims ? c.sizes[d] : 1;
-    strides[d] = d < kMaxDims ? c.strides[d] : 1;
-  }
-  randtensor::TensorDesc desc;
-  desc.dtype = static_cast<randtensor::DataType>(c.dtype);
-  desc.rank = static_cast<int32_t>(c.rank);
-  desc.sizes = c.sizes_null ? nullptr : sizes.get();
-  desc.strides = c.has_strides ? strides.get() : nullptr;
+  const NativeDesc native(c);
+  const randtensor::TensorDesc& desc = native.desc;
   Judgement j;
   if (c.dtype != 0) j.Note(kInvalid, "dtype not kUint32");
   if (c.calc_bytes_null) j.Note(kInvalid, "bytes null");
@@ -589,22 +610,19 @@ uint64_t BindingSize(int cls, uint64_t total, uint64_t param) {
 }
 
 void RunDmlExecute(const Case& c, uint32_t salt) {
-  const uint32_t dims = static_cast<uint32_t>(c.rank);
-  const int entries = dims > 128 ? 128 : static_cast<int>(dims);
-  std::unique_ptr<uint32_t[]> sizes(new uint32_t[entries]), strides(new uint32_t[entries]);
-  std::vector<int64_t> wide_sizes(entries + 1), wide_strides(entries + 1);
-  for (int d = 0; d < entries; ++d) {
-    sizes[d] = d < kMaxDims ? static_cast<uint32_t>(c.sizes[d]) : 1;
-    strides[d] = d < kMaxDims ? static_cast<uint32_t>(c.strides[d]) : 1;
-    wide_sizes[d] = sizes[d];
-    wide_strides[d] = strides[d];
+  const DmlDims dd(c);
+  const uint32_t dims = dd.dims;
+  std::vector<int64_t> wide_sizes(dd.entries + 1), wide_strides(dd.entries + 1);
+  for (int d = 0; d < dd.entries; ++d) {
+    wide_sizes[d] = dd.sizes[d];
+    wide_strides[d] = dd.strides[d];
   }
   dml::DML_BUFFER_TENSOR_DESC out_buffer{};
   out_buffer.DataType = static_cast<dml::DML_TENSOR_DATA_TYPE>(c.dtype);
   out_buffer.Flags = static_cast<dml::DML_TENSOR_FLAGS>(c.out_flags);
   out_buffer.DimensionCount = dims;
-  out_buffer.Sizes = c.sizes_null ? nullptr : sizes.get();
-  out_buffer.Strides = c.has_strides ? strides.get() : nullptr;
+  out_buffer.Sizes = dd.sizes_arg;
+  out_buffer.Strides = dd.strides_arg;
   out_buffer.GuaranteedBaseOffsetAlignment = c.out_align;
   dml::DML_TENSOR_DESC out_tensor{static_cast<dml::DML_TENSOR_TYPE>(c.out_tensor_type),
                                   c.out_desc_null ? nullptr : &out_buffer};
@@ -754,15 +772,10 @@ void RunDmlExecute(const Case& c, uint32_t salt) {
 }
 
 void RunDmlCalcSize(const Case& c) {
-  const uint32_t dims = static_cast<uint32_t>(c.rank);
-  const int entries = dims > 128 ? 128 : static_cast<int>(dims);
-  std::unique_ptr<uint32_t[]> sizes(new uint32_t[entries]), strides(new uint32_t[entries]);
-  for (int d = 0; d < entries; ++d) {
-    sizes[d] = d < kMaxDims ? static_cast<uint32_t>(c.sizes[d]) : 1;
-    strides[d] = d < kMaxDims ? static_cast<uint32_t>(c.strides[d]) : 1;
-  }
-  const uint32_t* sz = c.sizes_null ? nullptr : sizes.get();
-  const uint32_t* st = c.has_strides ? strides.get() : nullptr;
+  const DmlDims dd(c);
+  const uint32_t dims = dd.dims;
+  const uint32_t* sz = dd.sizes_arg;
+  const uint32_t* st = dd.strides_arg;
   uint64_t want = 0;
   const bool valid = ModelCalcBufferTensorSize(c.dtype, dims, sz, st, &want) && !c.calc_bytes_null;
   const uint64_t sentinel = 0xDEADBEEFCAFEF00Dull;

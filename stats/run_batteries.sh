@@ -108,8 +108,7 @@ run_split() {  # battery mode: one process per test, JOBS at a time, one merged 
   # p = b, suspicious (...) = s, clear failures (...) = f; ...").
   awk -v b="$battery" -v m="$mode" -v n="$n" -v secs="$((SECONDS - start))" '
     / tests, min p = / {
-      done++; split($0, f, /[:,;=] */)
-      for (i in f) gsub(/^ +| +$/, "", f[i])
+      done++
       k = $0; sub(/^[^:]*: /, "", k); sub(/ tests.*/, "", k); tests += k
       x = $0; sub(/.*min p = /, "", x); sub(/,.*/, "", x); if (done == 1 || x + 0 < minp) minp = x + 0
       x = $0; sub(/.*max p = /, "", x); sub(/,.*/, "", x); if (done == 1 || x + 0 > maxp) maxp = x + 0

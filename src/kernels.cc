@@ -33,21 +33,41 @@ constexpr uint64_t kStageBlocks = 256;
 // plain copy).
 constexpr size_t kVectorBytes = HWY_TARGET == HWY_SCALAR ? 16 : HWY_MAX_BYTES;
 
-// Copies `n` words from L1 to `dst` with streaming stores wherever dst is
-// vector-aligned, plain stores at the unaligned ends.
+// Copies `n` words from L1 to `dst` with streaming stores only: whole vectors
+// where dst is vector-aligned, and the unaligned ends in 16-, 8- and 4-byte
+// streaming pieces. The ends must not be plain stores: a plain store that
+// misses waits for its line to be read, and stores retire in order, so on
+// Intel one such store per row (the half line that ends a padded row) stalls
+// the streaming stores behind it.
 void StreamCopy(const uint32_t* HWY_RESTRICT src, uint64_t n, uint32_t* HWY_RESTRICT dst) {
-#if HWY_TARGET == HWY_SCALAR
+#if HWY_TARGET == HWY_SCALAR || !HWY_ARCH_X86_64
   std::memcpy(dst, src, n * 4);
 #else
   const DU32 d;
   const size_t N = hn::Lanes(d);
-  const uintptr_t misalign = reinterpret_cast<uintptr_t>(dst) % kVectorBytes;
-  uint64_t head = misalign == 0 ? 0 : (kVectorBytes - misalign) / 4;
-  head = std::min(head, n);
-  std::memcpy(dst, src, head * 4);
-  uint64_t i = head;
-  for (; i + N <= n; i += N) hn::Stream(hn::LoadU(d, src + i), d, dst + i);
-  std::memcpy(dst + i, src + i, (n - i) * 4);
+  const hn::FixedTag<uint32_t, 4> d4;
+  const auto misaligned = [&](size_t bytes) { return reinterpret_cast<uintptr_t>(dst) % bytes; };
+  const auto word = [&] {
+    _mm_stream_si32(reinterpret_cast<int*>(dst), static_cast<int>(*src));
+    ++src, ++dst, --n;
+  };
+  const auto pair = [&] {
+    long long v;
+    std::memcpy(&v, src, 8);
+    _mm_stream_si64(reinterpret_cast<long long*>(dst), v);
+    src += 2, dst += 2, n -= 2;
+  };
+  const auto quad = [&] {
+    hn::Stream(hn::LoadU(d4, src), d4, dst);
+    src += 4, dst += 4, n -= 4;
+  };
+  if (n >= 1 && misaligned(8)) word();
+  if (n >= 2 && misaligned(16)) pair();
+  while (n >= 4 && misaligned(kVectorBytes)) quad();
+  for (; n >= N; src += N, dst += N, n -= N) hn::Stream(hn::LoadU(d, src), d, dst);
+  while (n >= 4) quad();
+  if (n >= 2) pair();
+  if (n >= 1) word();
 #endif
 }
 
@@ -113,9 +133,7 @@ void GenerateBlocks(const Stream& s, uint64_t block, uint64_t nblocks, uint32_t*
     const bool ends_partial = k == vectors && partial != 0;
     GenerateGroup<kStream>(k, c, s.keys, lane_block, out, ends_partial ? tmp : nullptr);
     if (ends_partial) {
-      // Streamed output stays streamed to the end: a plain store that misses
-      // waits for its line to be read, and stores retire in order, so on
-      // Intel one such store in a run of streaming stores stalls the rest.
+      // Streamed output stays streamed to the end (see StreamCopy).
       uint32_t* dst = out + 4 * N * (k - 1);
       if (kStream) {
         StreamCopy(tmp, partial * 4, dst);
@@ -138,12 +156,16 @@ void FillBlocks(const Stream& s, uint64_t block, uint64_t nblocks, uint32_t* dst
   if (!streaming) {
     GenerateBlocks<false>(s, block, nblocks, dst);
   } else if (addr % 16 == 0) {
-    // Blocks can line up with vectors: a few plain blocks up to the next
-    // vector boundary, then stream whole vectors straight from registers
-    // (GenerateBlocks streams its partial end through StreamCopy).
+    // Blocks can line up with vectors: the few blocks up to the next vector
+    // boundary through L1, then whole vectors streamed straight from
+    // registers (GenerateBlocks streams its partial end through StreamCopy).
     const uint64_t to_boundary = ((kVectorBytes - addr % kVectorBytes) % kVectorBytes) / 16;
     const uint64_t head = std::min(to_boundary, nblocks);
-    GenerateBlocks<false>(s, block, head, dst);
+    if (head != 0) {
+      HWY_ALIGN uint32_t stage[kVectorBytes / 4];
+      GenerateBlocks<false>(s, block, head, stage);
+      StreamCopy(stage, 4 * head, dst);
+    }
     GenerateBlocks<true>(s, block + head, nblocks - head, dst + 4 * head);
   } else {
     // Blocks straddle vectors: stage them in L1, then stream the copy.
@@ -163,10 +185,14 @@ void FillBlocks(const Stream& s, uint64_t block, uint64_t nblocks, uint32_t* dst
 // stop in the middle of a Philox block. One block is cheaper in scalar code
 // than a whole vector of them.
 void FillPartialBlock(const Stream& s, uint64_t block, uint64_t skip, uint64_t n,
-                      uint32_t* dst) {
+                      uint32_t* dst, bool streaming) {
   const PhiloxBlock b =
       philox::Block(s.start.Plus(block), PhiloxKey{{s.keys.k0[0], s.keys.k1[0]}});
-  std::memcpy(dst, b.v + skip, n * 4);
+  if (streaming) {
+    StreamCopy(b.v + skip, n, dst);
+  } else {
+    std::memcpy(dst, b.v + skip, n * 4);
+  }
 }
 
 int64_t FillContiguous(const Stream& s, uint64_t first, uint64_t count, uint32_t* dst,
@@ -176,14 +202,14 @@ int64_t FillContiguous(const Stream& s, uint64_t first, uint64_t count, uint32_t
   const uint64_t skip = first % 4;
   if (skip != 0) {
     const uint64_t n = std::min<uint64_t>(count, 4 - skip);
-    FillPartialBlock(s, block, skip, n, dst);
+    FillPartialBlock(s, block, skip, n, dst, streaming);
     ++block;
     dst += n;
     count -= n;
   }
   FillBlocks(s, block, count / 4, dst, streaming);
   if (count % 4 != 0) {
-    FillPartialBlock(s, block + count / 4, 0, count % 4, dst + count / 4 * 4);
+    FillPartialBlock(s, block + count / 4, 0, count % 4, dst + count / 4 * 4, streaming);
   }
   return HWY_TARGET;
 }

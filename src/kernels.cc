@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <type_traits>
 
 #include "hwy/cache_control.h"
 #include "hwy/highway.h"
@@ -97,28 +98,36 @@ constexpr size_t kBatches = 4;
 constexpr size_t kBatches = 6;
 #endif
 
-// GenerateBatches<k> for a run-time k in [1, kBatches].
-template <bool kStream>
-HWY_INLINE void GenerateGroup(size_t k, const Counter128& c, const RoundKeys& keys,
-                              VState lane_block, uint32_t* out, uint32_t* last_out) {
+// Calls fn(std::integral_constant<size_t, k>()) for a run-time group size k
+// in [1, kBatches], so that each size gets its own fully unrolled code.
+template <class Fn>
+HWY_INLINE void WithGroupSize(size_t k, const Fn& fn) {
+  using std::integral_constant;
   switch (k) {
-    case 1: return GenerateBatches<1, kStream>(c, keys, lane_block, out, last_out);
-    case 2: return GenerateBatches<HWY_MIN(2, kBatches), kStream>(c, keys, lane_block, out, last_out);
-    case 3: return GenerateBatches<HWY_MIN(3, kBatches), kStream>(c, keys, lane_block, out, last_out);
-    case 4: return GenerateBatches<HWY_MIN(4, kBatches), kStream>(c, keys, lane_block, out, last_out);
-    case 5: return GenerateBatches<HWY_MIN(5, kBatches), kStream>(c, keys, lane_block, out, last_out);
-    default: return GenerateBatches<kBatches, kStream>(c, keys, lane_block, out, last_out);
+    case 1: return fn(integral_constant<size_t, 1>());
+    case 2: return fn(integral_constant<size_t, HWY_MIN(2, kBatches)>());
+    case 3: return fn(integral_constant<size_t, HWY_MIN(3, kBatches)>());
+    case 4: return fn(integral_constant<size_t, HWY_MIN(4, kBatches)>());
+    case 5: return fn(integral_constant<size_t, HWY_MIN(5, kBatches)>());
+    default: return fn(integral_constant<size_t, kBatches>());
   }
 }
-static_assert(kBatches <= 6, "GenerateGroup's cases cover groups of up to 6 vectors");
+static_assert(kBatches <= 6, "WithGroupSize's cases cover groups of up to 6 vectors");
+
+// The size of each group when `vectors` are cut into groups of at most
+// kBatches as evenly as possible: 16 vectors go as 6 + 5 + 5, not
+// 6 + 6 + 3 + 1, so no group is too small to hide the multiplier latency.
+HWY_INLINE size_t NextGroup(uint64_t vectors) {
+  const uint64_t groups = (vectors + kBatches - 1) / kBatches;
+  return static_cast<size_t>((vectors + groups - 1) / groups);
+}
 
 // Writes stream blocks [block, block + nblocks) to out[0 .. 4 * nblocks).
 // With kStream, `out` must be aligned to the vector size.
 //
-// The run's vectors (the last one possibly partial) are cut into groups of
-// at most kBatches, as even as possible: 16 vectors go as 6 + 5 + 5, not
-// 6 + 6 + 3 + 1, so no group is too small to hide the multiplier latency.
-// A partial last vector is computed within the last group into `tmp`.
+// The run's vectors (the last one possibly partial) go in groups (see
+// NextGroup); a partial last vector is computed within the last group into
+// `tmp`.
 template <bool kStream>
 void GenerateBlocks(const Stream& s, uint64_t block, uint64_t nblocks, uint32_t* out) {
   const size_t N = BlocksPerVector();
@@ -128,10 +137,14 @@ void GenerateBlocks(const Stream& s, uint64_t block, uint64_t nblocks, uint32_t*
   Counter128 c = s.start.Plus(block);
   HWY_ALIGN uint32_t tmp[4 * hn::MaxLanes(DState())];
   while (vectors != 0) {
-    const uint64_t groups = (vectors + kBatches - 1) / kBatches;
-    const size_t k = static_cast<size_t>((vectors + groups - 1) / groups);
+    const size_t k = NextGroup(vectors);
     const bool ends_partial = k == vectors && partial != 0;
-    GenerateGroup<kStream>(k, c, s.keys, lane_block, out, ends_partial ? tmp : nullptr);
+    WithGroupSize(k, [&](auto group) {
+      GenerateBatches<decltype(group)::value, kStream>(
+          c, [&](size_t b) { return uint64_t{b} * N; }, s.keys, lane_block,
+          [&](size_t b) { return ends_partial && b + 1 == k ? tmp : out + 4 * N * b; },
+          ends_partial);
+    });
     if (ends_partial) {
       // Streamed output stays streamed to the end (see StreamCopy).
       uint32_t* dst = out + 4 * N * (k - 1);
@@ -212,6 +225,71 @@ int64_t FillContiguous(const Stream& s, uint64_t first, uint64_t count, uint32_t
     FillPartialBlock(s, block + count / 4, 0, count % 4, dst + count / 4 * 4, streaming);
   }
   return HWY_TARGET;
+}
+
+// See FillColumnsFn. AVX-512 lanes hold one 32-bit word each, so lane j can
+// compute a block of run j: after the rounds, state vector k holds word k of
+// block p of N neighbouring runs, i.e. element 4p + k of each -- N
+// neighbouring addresses of the output, a whole cache line stored straight
+// from the register with no staging and no transpose. (Wider-lane targets
+// would need to pack lanes first; they use the staged tile instead.)
+int64_t FillColumns(const Stream& s, uint64_t first, uint64_t step, size_t rows, size_t cols,
+                    uint32_t* dst, int64_t stride_l, bool streaming) {
+#if HWY_TARGET <= HWY_AVX3
+  const DU32 d;
+  const size_t N = hn::Lanes(d);
+  const uint64_t run_blocks = step / 4;
+  // Whole blocks per run, whole vectors of runs, lane offsets within 32 bits.
+  if (first % 4 != 0 || step % 4 != 0 || rows % N != 0 || run_blocks > 0xFFFFFFFFu / N) {
+    return 0;
+  }
+  const bool stream = streaming && reinterpret_cast<uintptr_t>(dst) % 64 == 0 &&
+                      (stride_l * 4) % 64 == 0;
+  const VState lanes =
+      hn::Mul(hn::Iota(d, 0), hn::Set(d, static_cast<uint32_t>(run_blocks)));
+  const uint64_t lanes_max = (N - 1) * run_blocks;
+  const Counter128 base = s.start.Plus(first / 4);
+  // Vectors in order of block p (outer) and group g of N runs (inner), so
+  // consecutive vectors write neighbouring lines.
+  const size_t groups = rows / N;
+  const uint64_t vectors = groups * ((cols + 3) / 4);
+  size_t p = 0, g = 0;
+  for (uint64_t v = 0; v < vectors;) {
+    const size_t k = NextGroup(vectors - v);
+    uint64_t delta[kBatches] = {};
+    uint32_t* out[kBatches] = {};
+    size_t words[kBatches] = {};  // columns 4p.. that exist (fewer at the end)
+    for (size_t b = 0; b < k; ++b) {
+      delta[b] = g * N * run_blocks + p;
+      out[b] = dst + static_cast<int64_t>(4 * p) * stride_l + static_cast<int64_t>(g * N);
+      words[b] = std::min<size_t>(4, cols - 4 * p);
+      if (++g == groups) g = 0, ++p;
+    }
+    WithGroupSize(k, [&](auto group) {
+      constexpr size_t kK = decltype(group)::value;
+      VState x[4][kK];
+      PhiloxBatches<kK>(
+          base, [&](size_t b) { return delta[b]; }, lanes, lanes_max, s.keys, x[0], x[1], x[2],
+          x[3]);
+      for (size_t b = 0; b < kK; ++b) {
+        for (size_t w = 0; w < words[b]; ++w) {
+          uint32_t* line = out[b] + static_cast<int64_t>(w) * stride_l;
+          if (stream) {
+            hn::Stream(x[w][b], d, line);
+          } else {
+            hn::StoreU(x[w][b], d, line);
+          }
+        }
+      }
+    });
+    v += k;
+  }
+  return HWY_TARGET;
+#else
+  (void)s, (void)first, (void)step, (void)rows, (void)cols, (void)dst, (void)stride_l,
+      (void)streaming;
+  return 0;
+#endif
 }
 
 // Scalar tail of WriteTile: the rectangle [m0, rows) x [l0, cols).
@@ -342,8 +420,8 @@ void Copy(const uint32_t* HWY_RESTRICT src, uint64_t n, uint32_t* HWY_RESTRICT d
 // global so the table is complete even when used from static initializers.
 detail::KernelTable GetKernelTable() {
   return {hwy::TargetName(HWY_TARGET), HWY_TARGET,
-          static_cast<int>(hn::Lanes(hn::ScalableTag<uint32_t>())), FillContiguous, WriteTile,
-          Copy};
+          static_cast<int>(hn::Lanes(hn::ScalableTag<uint32_t>())), FillContiguous, FillColumns,
+          WriteTile, Copy};
 }
 
 }  // namespace HWY_NAMESPACE

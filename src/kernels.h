@@ -48,6 +48,15 @@ struct Stream {
 using FillContiguousFn = int64_t (*)(const Stream& stream, uint64_t first, uint64_t count,
                                      uint32_t* dst, bool streaming);
 
+// Columns: for m < rows and l < cols, element first + m * step + l goes to
+// dst[l * stride_l + m] (NHWC, column-major: M has stride 1), generated
+// straight into place. Returns 0 without writing when this target cannot
+// (see kernels.cc for the shapes it takes); the writer then stages the tile.
+// `streaming` asks for non-temporal stores; the caller issues the fence.
+using FillColumnsFn = int64_t (*)(const Stream& stream, uint64_t first, uint64_t step,
+                                  size_t rows, size_t cols, uint32_t* dst, int64_t stride_l,
+                                  bool streaming);
+
 // Writes a tile held row-major in L1 transposed: stage[m * pitch + l] goes to
 // dst[l * stride_l + m] for m < rows, l < cols. The transposed writer's
 // output step (NHWC, column-major): memory is written in runs along m.
@@ -65,6 +74,7 @@ struct KernelTable {
   int64_t hwy_target;   // Highway's target bit
   int lanes;            // 32-bit lanes per vector
   FillContiguousFn fill_contiguous;
+  FillColumnsFn fill_columns;
   WriteTileFn write_tile;
   CopyFn copy;
 };

@@ -190,17 +190,23 @@ HWY_INLINE void Round(VState (&x0)[kBatches], VState (&x1)[kBatches], VState (&x
   }
 }
 
-// Ten rounds on kBatches vectors whose counters are first + b*N + BlockOfLane.
-template <size_t kBatches>
-HWY_INLINE void PhiloxBatches(const Counter128& first, const RoundKeys& keys,
-                              VState lane_block, VState (&x0)[kBatches],
-                              VState (&x1)[kBatches], VState (&x2)[kBatches],
-                              VState (&x3)[kBatches]) {
+// Ten rounds on kBatches vectors; lane i of batch b holds the counter
+// first + delta(b) + lanes[i] (lanes_max: the largest lanes[i]). Contiguous
+// runs use lanes = BlockOfLane() and delta(b) = b * N; the column writer
+// gives each lane its own run (lanes[i] = i * run length).
+template <size_t kBatches, class DeltaFn>
+HWY_INLINE void PhiloxBatches(const Counter128& first, const DeltaFn& delta, VState lanes,
+                              uint64_t lanes_max, const RoundKeys& keys,
+                              VState (&x0)[kBatches], VState (&x1)[kBatches],
+                              VState (&x2)[kBatches], VState (&x3)[kBatches]) {
   const DState d;
   const size_t N = hn::Lanes(d);
-  const uint64_t span = kBatches * N;  // blocks covered
+  // Words 1-3 are uniform when no lane's word 0 passes 2^32 - 1.
+  const uint64_t room = 0xFFFFFFFFu - first.w[0];
+  bool uniform = true;
+  for (size_t b = 0; b < kBatches; ++b) uniform &= delta(b) + lanes_max <= room;
   int first_round = 0;
-  if (HWY_LIKELY(first.w[0] <= 0xFFFFFFFFu - (span - 1))) {
+  if (HWY_LIKELY(uniform)) {
     // Rounds 0 and 1 with words 1-3 uniform (see the top of this file).
     const uint64_t q1 = uint64_t{philox::kMul1} * first.w[2];       // round 0, word 2
     const uint32_t y0 = Hi(q1) ^ first.w[1] ^ keys.k0[0];            // uniform
@@ -208,7 +214,7 @@ HWY_INLINE void PhiloxBatches(const Counter128& first, const RoundKeys& keys,
     const uint64_t q0 = uint64_t{philox::kMul0} * y0;                // round 1, word 0
     for (size_t b = 0; b < kBatches; ++b) {
       const VState w0 = hn::Add(
-          hn::Set(d, static_cast<hn::TFromD<DState>>(first.w[0] + b * N)), lane_block);
+          hn::Set(d, static_cast<hn::TFromD<DState>>(first.w[0] + delta(b))), lanes);
       const Product p0 = Multiply(w0, philox::kMul0);                    // round 0
       const VState y2 = XorKey(p0.hi, first.w[3] ^ keys.k1[0]);          // y3 = p0.lo
       const Product p1 = Multiply(y2, philox::kMul1);                    // round 1
@@ -224,10 +230,10 @@ HWY_INLINE void PhiloxBatches(const Counter128& first, const RoundKeys& keys,
     using T = hn::TFromD<DState>;
     HWY_ALIGN T offs[hn::MaxLanes(d)];
     HWY_ALIGN T w[4][hn::MaxLanes(d)];
-    hn::Store(lane_block, d, offs);
+    hn::Store(lanes, d, offs);
     for (size_t b = 0; b < kBatches; ++b) {
       for (size_t i = 0; i < N; ++i) {
-        const Counter128 c = first.Plus(b * N + offs[i]);
+        const Counter128 c = first.Plus(delta(b) + offs[i]);
         for (int k = 0; k < 4; ++k) w[k][i] = c.w[k];
       }
       x0[b] = hn::Load(d, w[0]);
@@ -242,28 +248,26 @@ HWY_INLINE void PhiloxBatches(const Counter128& first, const RoundKeys& keys,
   }
 }
 
-// Writes kBatches * BlocksPerVector() consecutive Philox blocks starting at
-// counter `first` to out[0 .. 4 * that). kStream selects non-temporal stores,
-// which need `out` aligned to the vector size. With `last_out`, the last
-// batch goes there instead (with plain stores): a run that ends in a partial
-// vector computes it in the same interleaved group, into a scratch buffer.
-template <size_t kBatches, bool kStream>
-HWY_INLINE void GenerateBatches(const Counter128& first, const RoundKeys& keys,
-                                VState lane_block, uint32_t* HWY_RESTRICT out,
-                                uint32_t* HWY_RESTRICT last_out = nullptr) {
+// Writes kBatches vectors of BlocksPerVector() consecutive Philox blocks
+// (lane_block: BlockOfLane()): batch b, counters first + delta(b) onwards,
+// goes to out(b)[0 .. 4 * N).
+// kStream selects non-temporal stores, which need every out(b) aligned to the
+// vector size. With `last_plain`, the last batch is stored plainly: a run that
+// ends in a partial vector computes it in the same interleaved group, into a
+// scratch buffer.
+template <size_t kBatches, bool kStream, class DeltaFn, class OutFn>
+HWY_INLINE void GenerateBatches(const Counter128& first, const DeltaFn& delta,
+                                const RoundKeys& keys, VState lane_block, const OutFn& out,
+                                bool last_plain) {
   const DU32 d32;
   const size_t N32 = hn::Lanes(d32);
   VState x0[kBatches], x1[kBatches], x2[kBatches], x3[kBatches];
-  PhiloxBatches<kBatches>(first, keys, lane_block, x0, x1, x2, x3);
+  PhiloxBatches<kBatches>(first, delta, lane_block, BlocksPerVector() - 1, keys, x0, x1, x2, x3);
   for (size_t b = 0; b < kBatches; ++b) {
-    if (b + 1 == kBatches && last_out != nullptr) {
-      TransposeBlocks(x0[b], x1[b], x2[b], x3[b],
-                      [&](VU32 v, size_t i) { hn::Store(v, d32, last_out + i * N32); });
-      break;
-    }
-    uint32_t* HWY_RESTRICT dst = out + VectorsPerBatch() * N32 * b;
+    uint32_t* HWY_RESTRICT dst = out(b);
+    const bool stream = kStream && !(last_plain && b + 1 == kBatches);
     TransposeBlocks(x0[b], x1[b], x2[b], x3[b], [&](VU32 v, size_t i) {
-      if (kStream) {
+      if (stream) {
         hn::Stream(v, d32, dst + i * N32);
       } else {
         hn::StoreU(v, d32, dst + i * N32);

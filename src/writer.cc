@@ -13,7 +13,10 @@
 //   a segment of Tl logical elements along the innermost dimension L each
 //   (contiguous in the stream, so the kernel runs at full speed) goes into
 //   L1; the tile is then written out along M, so memory is written in runs
-//   instead of one element per cache line.
+//   instead of one element per cache line. Where the kernel can, it skips
+//   the staging: on AVX-512 a tile whose extent along M is a multiple of 16
+//   (NHWC with 16, 32, 64 ... channels; column-major) is generated one run
+//   per lane, straight into whole cache lines (FillColumnsFn).
 // - Scattered (no unit stride at all): staged chunks, scattered element by
 //   element. Correct for every layout, fast for none; no common layout lands
 //   here.
@@ -197,6 +200,16 @@ int64_t WriteTransposed(const Job& job, uint64_t unit_begin, uint64_t unit_end) 
     const int64_t rows = std::min(job.tile_m, L.sizes[dm] - m0);
     const int64_t cols = std::min(job.tile_l, L.sizes[dl] - l0);
     const uint64_t first = e0 + static_cast<uint64_t>(m0 * lstride[dm] + l0);
+    uint32_t* base = job.origin + p0 + m0 * stride_m + l0 * stride_l;
+    if (stride_m == 1) {  // straight into place where the kernel can
+      const int64_t direct = job.kernels->fill_columns(
+          job.stream, job.offset + first, static_cast<uint64_t>(lstride[dm]),
+          static_cast<size_t>(rows), static_cast<size_t>(cols), base, stride_l, job.streaming);
+      if (direct != 0) {
+        ran = direct;
+        continue;
+      }
+    }
     if (whole_rows) {  // the tile's rows follow each other in the stream
       ran = FillRun(job, first, static_cast<uint64_t>(rows * cols), stage, false);
     } else {
@@ -206,7 +219,6 @@ int64_t WriteTransposed(const Job& job, uint64_t unit_begin, uint64_t unit_end) 
       }
     }
     // Write along M: for each column l, `rows` neighbouring addresses.
-    uint32_t* base = job.origin + p0 + m0 * stride_m + l0 * stride_l;
     if (stride_m == 1) {
       job.kernels->write_tile(stage, static_cast<size_t>(job.tile_l), static_cast<size_t>(rows),
                               static_cast<size_t>(cols), base, stride_l, job.streaming);

@@ -58,6 +58,7 @@ struct Subject {
 
 std::vector<Subject> Subjects() {
   const std::vector<int64_t> nchw5 = {3, 5, 19, 23}, nchw16 = {2, 16, 9, 11};
+  const std::vector<int64_t> nchw32 = {2, 32, 5, 12}, nchw16w10 = {3, 16, 6, 10};
   const std::vector<int64_t> cube = {37, 41, 7}, odd = {7, 11, 13};
   return {
       {"one packed row", Shape{{12347}, {}}, 1},
@@ -67,6 +68,14 @@ std::vector<Subject> Subjects() {
        Shape{nchw5, rt_test::StoredStrides(nchw5, {0, 2, 3, 1}, 1, {})}, 3},
       {"NHWC with 16 channels, transposed tiles",
        Shape{nchw16, rt_test::StoredStrides(nchw16, {0, 2, 3, 1}, 1, {0, 0, 1, 0})}, 0},
+      // Runs of whole blocks and whole vectors of channels: the AVX-512 column
+      // kernel generates these in place, streaming whole lines when aligned.
+      {"NHWC with 32 channels, columns generated in place",
+       Shape{nchw32, rt_test::StoredStrides(nchw32, {0, 2, 3, 1}, 1, {})}, 4},
+      // Width 10: a partial last block per run, whose missing columns would
+      // land in the row padding (38 words) if written.
+      {"NHWC with 16 channels padded to 19, width 10, columns generated in place",
+       Shape{nchw16w10, rt_test::StoredStrides(nchw16w10, {0, 2, 3, 1}, 1, {0, 0, 38, 3})}, 0},
       {"column-major, transposed along the outermost dimension",
        Shape{cube, rt_test::StoredStrides(cube, rt_test::ReversedOrder(3), 1, {})}, 0},
       {"odd strides with no unit stride, scattered",

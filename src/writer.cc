@@ -309,6 +309,9 @@ uint64_t PlanTiles(Job& job, uint32_t threads, uint64_t tile_option) {
   const int64_t stage = static_cast<int64_t>(kStageWords);
   job.tile_m = std::min(size_m, kTileRows);
   job.tile_l = std::min(size_l, stage / job.tile_m);
+  // Tiles that cut L start on a multiple of 16 columns, so that a dense
+  // streamed tile (NHWC with 2-4 channels) begins on a cache line.
+  if (job.tile_l < size_l && job.tile_l > 16) job.tile_l = job.tile_l / 16 * 16;
   if (job.tile_l == size_l) job.tile_m = std::min(size_m, std::max(job.tile_m, stage / size_l));
   job.chunks_m = static_cast<uint64_t>((size_m + job.tile_m - 1) / job.tile_m);
   job.chunks_l = static_cast<uint64_t>((size_l + job.tile_l - 1) / job.tile_l);

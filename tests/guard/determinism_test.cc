@@ -59,6 +59,7 @@ struct Subject {
 std::vector<Subject> Subjects() {
   const std::vector<int64_t> nchw5 = {3, 5, 19, 23}, nchw16 = {2, 16, 9, 11};
   const std::vector<int64_t> nchw32 = {2, 32, 5, 12}, nchw16w10 = {3, 16, 6, 10};
+  const std::vector<int64_t> nchw3 = {4, 3, 4, 36};
   const std::vector<int64_t> cube = {37, 41, 7}, odd = {7, 11, 13};
   return {
       {"one packed row", Shape{{12347}, {}}, 1},
@@ -76,6 +77,10 @@ std::vector<Subject> Subjects() {
       // land in the row padding (38 words) if written.
       {"NHWC with 16 channels padded to 19, width 10, columns generated in place",
        Shape{nchw16w10, rt_test::StoredStrides(nchw16w10, {0, 2, 3, 1}, 1, {0, 0, 38, 3})}, 0},
+      // 3 channels, 144 pixels (27 cache lines) per image: dense tiles, streamed 16 pixels
+      // at a time from registers where the image starts on a cache line.
+      {"NHWC with 3 channels, dense tiles",
+       Shape{nchw3, rt_test::StoredStrides(nchw3, {0, 2, 3, 1}, 1, {})}, 0},
       {"column-major, transposed along the outermost dimension",
        Shape{cube, rt_test::StoredStrides(cube, rt_test::ReversedOrder(3), 1, {})}, 0},
       {"odd strides with no unit stride, scattered",

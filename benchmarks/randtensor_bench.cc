@@ -6,6 +6,7 @@
 //           ceiling/<kind>/<bytes>/threads:<T>, kind one of stream, regular, memset,
 //             reference (AVX-512), reference-stream, reference-avx2, reference-sse4,
 //             random123
+//           paired/<TARGET>/<layout>/<bytes>/threads:<T>   (64 MiB and up; see BM_Paired)
 //           overhead/<TARGET>/16-elements
 // Rates are bytes of elements written per second (padding excluded), the same
 // measure `randtensor generate --repeat` prints.
@@ -16,6 +17,8 @@
 #include <benchmark/benchmark.h>
 #include <omp.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -163,6 +166,50 @@ void BM_Fill(benchmark::State& state, std::string target, std::string layout, ui
   randtensor::SetTarget("auto");
 }
 
+// A layout and the packed tensor of the same size, filled alternately: each
+// iteration times the packed fill and then the layout's, and keeps the ratio
+// of the two rates. On a shared, noisy host two fills a few milliseconds
+// apart see the same load, so the median of these ratios ("vs_packed") is
+// steadier than the ratio of two benchmarks run seconds apart. The reported
+// time and rate are the layout's.
+void BM_Paired(benchmark::State& state, std::string target, std::string layout, uint64_t bytes,
+               uint32_t threads) {
+  const int64_t n = static_cast<int64_t>(bytes / 4);
+  const Shape shapes[2] = {MakeShape("packed", n), MakeShape(layout, n)};
+  Buffer packed(static_cast<uint64_t>(shapes[0].span)), other(static_cast<uint64_t>(shapes[1].span));
+  Buffer* buffers[2] = {&packed, &other};
+  if (packed.data() == nullptr || other.data() == nullptr) return state.SkipWithError("out of memory");
+  if (!randtensor::SetTarget(target.c_str()).ok()) return state.SkipWithError("target");
+  TensorDesc descs[2];
+  for (int i = 0; i < 2; ++i) {
+    descs[i].rank = static_cast<int32_t>(shapes[i].sizes.size());
+    descs[i].sizes = shapes[i].sizes.data();
+    descs[i].strides = shapes[i].strides.data();
+  }
+  FillOptions options;
+  options.threads = threads;
+  PhiloxState s = PhiloxState::FromSeed(0x5eed);
+  std::vector<double> ratios;
+  for (auto _ : state) {
+    double seconds[2];
+    for (int i = 0; i < 2; ++i) {
+      const auto start = std::chrono::steady_clock::now();
+      const Status status = randtensor::Fill(descs[i], buffers[i]->data(), buffers[i]->bytes(), s,
+                                             &s, options);
+      benchmark::ClobberMemory();
+      seconds[i] = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      if (!status.ok()) return state.SkipWithError(status.message());
+    }
+    state.SetIterationTime(seconds[1]);
+    ratios.push_back(static_cast<double>(shapes[1].elements) / seconds[1] /
+                     (static_cast<double>(shapes[0].elements) / seconds[0]));
+  }
+  std::sort(ratios.begin(), ratios.end());
+  if (!ratios.empty()) state.counters["vs_packed"] = ratios[ratios.size() / 2];
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * shapes[1].elements * 4);
+  randtensor::SetTarget("auto");
+}
+
 // Runs fn(begin, end) over [0, n) split evenly across `threads` OpenMP threads.
 template <class Fn>
 void Split(uint64_t n, uint32_t threads, const Fn& fn) {
@@ -243,6 +290,10 @@ void RegisterAll() {
                                    "/threads:" + std::to_string(threads);
           benchmark::RegisterBenchmark(name.c_str(), BM_Fill, target, layout, bytes, threads)
               ->UseRealTime();
+          if (layout == "packed" || bytes < (uint64_t{64} << 20)) continue;
+          benchmark::RegisterBenchmark(("paired" + name.substr(4)).c_str(), BM_Paired, target,
+                                       layout, bytes, threads)
+              ->UseManualTime();
         }
       }
     }

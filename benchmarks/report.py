@@ -12,7 +12,9 @@ Ratios, each against a rate of the same size and thread count:
   ÷ reference kernel   the compute floor: a hand-written Philox of the target's
                        width (AVX-512: regular stores up to 256 KiB, streaming
                        above; AVX2 and SSE4 their own; SCALAR: Random123's loop)
-  ÷ packed             the same target's packed fill (for the other layouts)
+  ÷ packed             the same target's packed fill (for the other layouts);
+                       for paired/ rows, the median of ratios taken fill by fill
+                       (packed, then the layout, alternately: see BM_Paired)
 Rates are medians over repetitions, in GB/s (1e9 bytes of elements per second).
 """
 import argparse
@@ -38,6 +40,7 @@ def default_filter(bench):
     top = widest_target(bench)
     parts = [
         f"fill/{top}/",                                   # every layout, size, thread count
+        f"paired/{top}/",                                 # layouts vs packed, fill by fill
         r"fill/[^/]+/packed/(256KiB/threads:1|1GiB)",     # every target: floor and memory
         "ceiling/",
         "overhead/",
@@ -61,8 +64,10 @@ def medians(data):
     for b in data["benchmarks"]:
         if b.get("aggregate_name", "median") != "median":
             continue
-        name = b["run_name"].replace("/real_time", "")
-        if "bytes_per_second" in b:
+        name = b["run_name"].replace("/real_time", "").replace("/manual_time", "")
+        if "vs_packed" in b:  # paired: the layout's rate and its own ratio
+            result[name] = ("GB/s", b["bytes_per_second"] / 1e9, b["vs_packed"])
+        elif "bytes_per_second" in b:
             result[name] = ("GB/s", b["bytes_per_second"] / 1e9)
         else:
             scale = {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9}[b["time_unit"]]
@@ -73,7 +78,7 @@ def medians(data):
 def baselines(name):
     """The rates `name` is compared with: (stream fill, reference kernel, packed)."""
     parts = name.split("/")
-    if parts[0] not in ("fill", "ceiling") or len(parts) < 4:
+    if parts[0] not in ("fill", "ceiling", "paired") or len(parts) < 4:
         return (None, None, None)
     size, threads = parts[-2], parts[-1]
     stream = f"ceiling/stream/{size}/{threads}"
@@ -81,7 +86,7 @@ def baselines(name):
     # (AVX-512: with streaming stores where the output outgrows the caches,
     # as randtensor's own choice does; SCALAR: Random123's scalar loop).
     kind = {"AVX2": "reference-avx2", "SSE4": "reference-sse4", "SSSE3": "reference-sse4",
-            "SCALAR": "random123"}.get(parts[1] if parts[0] == "fill" else "",
+            "SCALAR": "random123"}.get(parts[1] if parts[0] != "ceiling" else "",
                                        "reference" if size.endswith("KiB") else "reference-stream")
     floor = f"ceiling/{kind}/{size}/{threads}"
     packed = None
@@ -103,8 +108,10 @@ def table(rates, machine):
         return f"{value / rates[base][1]:.2f}"
 
     for name in sorted(rates, key=sort_key):
-        unit, value = rates[name]
+        unit, value = rates[name][:2]
         cells = [ratio(value, b) for b in baselines(name)]
+        if len(rates[name]) > 2:  # paired: the ratio measured fill by fill
+            cells[2] = f"{rates[name][2]:.2f} (paired)"
         lines.append(f"| {name} | {value:.2f} {unit} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 

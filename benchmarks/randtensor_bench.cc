@@ -116,6 +116,14 @@ Shape MakeShape(const std::string& layout, int64_t n) {
   return Finish({n}, {1});
 }
 
+TensorDesc DescOf(const Shape& shape) {
+  TensorDesc desc;
+  desc.rank = static_cast<int32_t>(shape.sizes.size());
+  desc.sizes = shape.sizes.data();
+  desc.strides = shape.strides.data();
+  return desc;
+}
+
 uint32_t HardwareThreads() { return std::max(1u, std::thread::hardware_concurrency()); }
 
 // Thread counts to run: RANDTENSOR_BENCH_THREADS="1,2,4,8,16" (for scaling
@@ -150,10 +158,7 @@ void BM_Fill(benchmark::State& state, std::string target, std::string layout, ui
   Buffer buffer(static_cast<uint64_t>(shape.span));
   if (buffer.data() == nullptr) return state.SkipWithError("out of memory");
   if (!randtensor::SetTarget(target.c_str()).ok()) return state.SkipWithError("target");
-  TensorDesc desc;
-  desc.rank = static_cast<int32_t>(shape.sizes.size());
-  desc.sizes = shape.sizes.data();
-  desc.strides = shape.strides.data();
+  const TensorDesc desc = DescOf(shape);
   FillOptions options;
   options.threads = threads;
   PhiloxState s = PhiloxState::FromSeed(0x5eed);
@@ -180,12 +185,7 @@ void BM_Paired(benchmark::State& state, std::string target, std::string layout, 
   Buffer* buffers[2] = {&packed, &other};
   if (packed.data() == nullptr || other.data() == nullptr) return state.SkipWithError("out of memory");
   if (!randtensor::SetTarget(target.c_str()).ok()) return state.SkipWithError("target");
-  TensorDesc descs[2];
-  for (int i = 0; i < 2; ++i) {
-    descs[i].rank = static_cast<int32_t>(shapes[i].sizes.size());
-    descs[i].sizes = shapes[i].sizes.data();
-    descs[i].strides = shapes[i].strides.data();
-  }
+  const TensorDesc descs[2] = {DescOf(shapes[0]), DescOf(shapes[1])};
   FillOptions options;
   options.threads = threads;
   PhiloxState s = PhiloxState::FromSeed(0x5eed);

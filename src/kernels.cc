@@ -386,9 +386,11 @@ void WriteTile(const uint32_t* HWY_RESTRICT stage, size_t pitch, size_t rows, si
   const auto row = [&](size_t m, size_t l) { return hn::LoadU(d, stage + m * pitch + l); };
   size_t l = 0;
   if (rows >= 2 && rows <= 4 && stride_l == static_cast<int64_t>(rows)) {
-    // A few rows written densely (NHWC with 2 to 4 channels): interleave
-    // four columns at a time. The tile is then one contiguous run, which a
-    // streaming output receives through an L1 copy with whole-line stores.
+    // A few rows written densely (NHWC with 2 to 4 channels): the tile is
+    // one contiguous run. Streamed on AVX-512 16 columns at a time straight
+    // from registers (StreamDenseLines); otherwise, and for the last
+    // columns, interleaved four columns at a time, through an L1 copy with
+    // streaming stores when the output streams.
 #if HWY_TARGET <= HWY_AVX3
     if (streaming && reinterpret_cast<uintptr_t>(dst) % 64 == 0) {
       const size_t done = StreamDenseLines(stage, pitch, rows, cols, dst);

@@ -172,9 +172,8 @@ HWY_INLINE VState BlockOfLane() {
   return hn::Add(hn::Mul(r, hn::Set(d, chunks)), c);  // small values: Mul is exact
 }
 
-// Blocks per state vector, and output vectors (of 32-bit words) per state vector.
+// Blocks per state vector.
 HWY_INLINE size_t BlocksPerVector() { return hn::Lanes(DState()); }
-HWY_INLINE size_t VectorsPerBatch() { return 4 * hn::Lanes(DState()) / hn::Lanes(DU32()); }
 
 // One Philox round on kBatches vectors with this round's keys.
 template <size_t kBatches>
@@ -250,11 +249,10 @@ HWY_INLINE void PhiloxBatches(const Counter128& first, const DeltaFn& delta, VSt
 
 // Writes kBatches vectors of BlocksPerVector() consecutive Philox blocks
 // (lane_block: BlockOfLane()): batch b, counters first + delta(b) onwards,
-// goes to out(b)[0 .. 4 * N).
-// kStream selects non-temporal stores, which need every out(b) aligned to the
-// vector size. With `last_plain`, the last batch is stored plainly: a run that
-// ends in a partial vector computes it in the same interleaved group, into a
-// scratch buffer.
+// goes to out(b)[0 .. 4 * N). kStream selects non-temporal stores, which need
+// every out(b) aligned to the vector size. With `last_plain`, the last batch
+// is stored plainly: a run that ends in a partial vector computes it in the
+// same interleaved group, into a scratch buffer.
 template <size_t kBatches, bool kStream, class DeltaFn, class OutFn>
 HWY_INLINE void GenerateBatches(const Counter128& first, const DeltaFn& delta,
                                 const RoundKeys& keys, VState lane_block, const OutFn& out,

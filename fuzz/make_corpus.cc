@@ -157,34 +157,34 @@ Case Shape(int api, std::vector<int64_t> sizes, std::vector<int64_t> strides = {
 
 std::vector<Seed> Seeds() {
   std::vector<Seed> s;
-  auto add = [&](const std::string& name, const Case& c) { s.push_back({name, c}); };
+  // add(name, case) or add(name, case, edit): edit(c) sets the fields that
+  // make this seed what its name says.
+  auto add = [&](const std::string& name, Case c, const std::function<void(Case&)>& edit = {}) {
+    if (edit) edit(c);
+    s.push_back({name, c});
+  };
   const int64_t kMin = INT64_MIN;
 
   // --- native Fill: layout classes
   add("native-scalar-rank0", Shape(kNativeFill, {}));
-  {
-    Case c = Shape(kNativeFill, {10});  // SPEC.md 6: N = 10 from the zero state
-    add("native-packed-10-known-answer", c);
-  }
-  {
-    Case c = Shape(kNativeFill, {9});  // SPEC.md 6: carry into word 3
+  // SPEC.md 6: N = 10 from the zero state
+  add("native-packed-10-known-answer", Shape(kNativeFill, {10}));
+  // SPEC.md 6: carry into word 3
+  add("native-packed-9-carry", Shape(kNativeFill, {9}), [&](Case& c) {
     const uint32_t st[6] = {0xffffffff, 0xffffffff, 0xffffffff, 0, 0xdeadbeef, 0xcafef00d};
     for (int i = 0; i < 6; ++i) c.state[i] = st[i];
-    add("native-packed-9-carry", c);
-  }
-  {
-    Case c = Shape(kNativeFill, {5});  // SPEC.md 6: 128-bit wrap
+  });
+  add("native-packed-5-wrap128", Shape(kNativeFill, {5}), [&](Case& c) {  // SPEC.md 6: 128-bit wrap
     const uint32_t st[6] = {0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 1, 2};
     for (int i = 0; i < 6; ++i) c.state[i] = st[i];
-    add("native-packed-5-wrap128", c);
-  }
+  });
   add("native-packed-4d", Shape(kNativeFill, {2, 3, 4, 5}));
-  {
-    Case c = Shape(kNativeFill, {1, 16, 8, 8}, {1024, 1, 128, 16});  // NCHW stored NHWC
+  // NCHW stored NHWC
+  add("native-nhwc-threads2-tile64",
+      Shape(kNativeFill, {1, 16, 8, 8}, {1024, 1, 128, 16}), [&](Case& c) {
     c.threads = 2;
     c.tile_elements = 64;
-    add("native-nhwc-threads2-tile64", c);
-  }
+  });
   add("native-padded-rows", Shape(kNativeFill, {7, 13}, {16, 1}));
   add("native-column-major", Shape(kNativeFill, {5, 6}, {1, 5}));
   add("native-scattered", Shape(kNativeFill, {4, 5}, {11, 2}));
@@ -198,152 +198,95 @@ std::vector<Seed> Seeds() {
   add("native-int64min-stride", Shape(kNativeFill, {2, 6}, {kMin, 1}));
   add("native-empty", Shape(kNativeFill, {4, 0, 3}));
   add("native-rank9", Shape(kNativeFill, {1, 1, 1, 1, 1, 1, 1, 1, 2}));
-  add("native-rank-negative", Shape(kNativeFill, {}));
-  s.back().c.rank = -1;
+  add("native-rank-negative", Shape(kNativeFill, {}), [&](Case& c) { c.rank = -1; });
   add("native-negative-size", Shape(kNativeFill, {3, -2}));
-  {
-    Case c = Shape(kNativeFill, {4294967296, 4294967296});  // far past memory
+  // far past memory
+  add("native-huge-packed", Shape(kNativeFill, {4294967296, 4294967296}), [&](Case& c) {
     c.size_class = kSizeAbsurd;
-    add("native-huge-packed", c);
-  }
-  {
-    Case c = Shape(kNativeFill, {3, 1000000}, {INT64_MAX / 2, 1});
-    add("native-huge-span", c);
-  }
-  {
-    Case c = Shape(kNativeFill, {8});
+  });
+  add("native-huge-span", Shape(kNativeFill, {3, 1000000}, {INT64_MAX / 2, 1}));
+  add("native-sizes-null", Shape(kNativeFill, {8}), [&](Case& c) {
     c.sizes_null = true;
     c.rank = 8;
-    add("native-sizes-null", c);
-  }
+  });
   // --- native Fill: bindings and options
-  {
-    Case c = Shape(kNativeFill, {37});
-    c.element_offset = 5;
-    add("native-element-offset", c);
-  }
-  {
-    Case c = Shape(kNativeFill, {37});
+  add("native-element-offset", Shape(kNativeFill, {37}), [&](Case& c) { c.element_offset = 5; });
+  add("native-element-offset-overflow", Shape(kNativeFill, {37}), [&](Case& c) {
     c.element_offset = UINT64_MAX - 10;
-    add("native-element-offset-overflow", c);
-  }
-  {
-    Case c = Shape(kNativeFill, {6, 7});
+  });
+  add("native-buffer-too-small", Shape(kNativeFill, {6, 7}), [&](Case& c) {
     c.size_class = kSizeBelow;
-    add("native-buffer-too-small", c);
-  }
-  {
-    Case c = Shape(kNativeFill, {6, 7});
+  });
+  add("native-buffer-absurd-flush-end", Shape(kNativeFill, {6, 7}), [&](Case& c) {
     c.size_class = kSizeAbsurd;
     c.flush_end = true;
-    add("native-buffer-absurd-flush-end", c);
-  }
-  {
-    Case c = Shape(kNativeFill, {6, 7});
-    c.pre = 2;
-    add("native-misaligned-data", c);
-  }
-  {
-    Case c = Shape(kNativeFill, {6, 7});
-    c.pointer = kPtrNull;
-    add("native-null-data", c);
-  }
-  {
-    Case c = Shape(kNativeFill, {3, 4}, {-4, -1});
+  });
+  add("native-misaligned-data", Shape(kNativeFill, {6, 7}), [&](Case& c) { c.pre = 2; });
+  add("native-null-data", Shape(kNativeFill, {6, 7}), [&](Case& c) { c.pointer = kPtrNull; });
+  add("native-wrap-below-zero", Shape(kNativeFill, {3, 4}, {-4, -1}), [&](Case& c) {
     c.pointer = kPtrWrapLow;
-    add("native-wrap-below-zero", c);
-  }
-  {
-    Case c = Shape(kNativeFill, {3, 4});
+  });
+  add("native-wrap-past-top", Shape(kNativeFill, {3, 4}), [&](Case& c) {
     c.pointer = kPtrWrapHigh;
-    add("native-wrap-past-top", c);
-  }
-  {
-    Case c = Shape(kNativeFill, {16});
+  });
+  add("native-out-state-in-buffer", Shape(kNativeFill, {16}), [&](Case& c) {
     c.out_place = kStateInOutput;
     c.out_offset = 8;
-    add("native-out-state-in-buffer", c);
-  }
-  {
-    Case c = Shape(kNativeFill, {16});
+  });
+  add("native-out-state-after-buffer", Shape(kNativeFill, {16}), [&](Case& c) {
     c.out_place = kStateInOutput;
     c.out_offset = 4000;
     c.post = 64;
-    add("native-out-state-after-buffer", c);
-  }
-  {
-    Case c = Shape(kNativeFill, {16});
+  });
+  add("native-in-state-inside-buffer", Shape(kNativeFill, {16}), [&](Case& c) {
     c.in_place = kStateInOutput;
     c.in_offset = 16;
-    add("native-in-state-inside-buffer", c);
-  }
-  {
-    Case c = Shape(kNativeFill, {11});
+  });
+  add("native-state-in-place", Shape(kNativeFill, {11}), [&](Case& c) {
     c.out_place = kStateSame;
-    add("native-state-in-place", c);
-  }
-  {
-    Case c = Shape(kNativeFill, {11});
+  });
+  add("native-no-out-state-info", Shape(kNativeFill, {11}), [&](Case& c) {
     c.out_place = kStateNull;
     c.want_info = true;
-    add("native-no-out-state-info", c);
-  }
+  });
   for (const char* t : {"SCALAR", "SSSE3", "SSE4", "AVX2", "AVX3", "NEON", "avx2"}) {
     Case c = Shape(kNativeFill, {3, 5, 7}, {-35, 7, 1});
     c.target = TargetIndex(t);
     c.want_info = true;
     add(std::string("native-target-") + t, c);
   }
-  {
-    Case c = Shape(kNativeFill, {256, 256});
+  add("native-streaming-threads4", Shape(kNativeFill, {256, 256}), [&](Case& c) {
     c.threads = 4;
     c.tile_elements = 4096;
     c.stores = 2;  // streaming
-    add("native-streaming-threads4", c);
-  }
-  {
-    // NHWC with 32 channels, streaming forced: the transposed writer's
-    // whole-cache-line streaming path (64-byte aligned runs).
-    Case c = Shape(kNativeFill, {2, 32, 8, 8}, {2048, 1, 256, 32});
+  });
+  // NHWC with 32 channels, streaming forced: the transposed writer's
+  // whole-cache-line streaming path (64-byte aligned runs).
+  add("native-nhwc-streaming", Shape(kNativeFill, {2, 32, 8, 8}, {2048, 1, 256, 32}), [&](Case& c) {
     c.threads = 2;
     c.stores = 2;
-    add("native-nhwc-streaming", c);
-  }
-  {
-    Case c = Shape(kNativeFill, {1, 3, 16, 16}, {768, 1, 48, 3});  // NHWC, 3 channels
+  });
+  // NHWC, 3 channels
+  add("native-nhwc-3-channels-streaming",
+      Shape(kNativeFill, {1, 3, 16, 16}, {768, 1, 48, 3}), [&](Case& c) {
     c.stores = 2;
-    add("native-nhwc-3-channels-streaming", c);
-  }
-  {
-    Case c = Shape(kNativeFill, {64, 33}, {1, 64});
+  });
+  add("native-transposed-reverse-hook", Shape(kNativeFill, {64, 33}, {1, 64}), [&](Case& c) {
     c.threads = 3;
     c.tile_elements = 5;
     c.hook = 1;
-    add("native-transposed-reverse-hook", c);
-  }
-  {
-    Case c = Shape(kNativeFill, {100, 7}, {9, 1});
+  });
+  add("native-staged-rows-even-odd-hook", Shape(kNativeFill, {100, 7}, {9, 1}), [&](Case& c) {
     c.threads = 2;
     c.tile_elements = 3;
     c.hook = 2;
-    add("native-staged-rows-even-odd-hook", c);
-  }
-  {
-    Case c = Shape(kNativeFill, {50});
+  });
+  add("native-tile-max", Shape(kNativeFill, {50}), [&](Case& c) {
     c.tile_elements = UINT64_MAX;
     c.threads = 0;
-    add("native-tile-max", c);
-  }
-  {
-    Case c = Shape(kNativeFill, {50});
-    c.stores = 3;
-    add("native-bad-stores", c);
-  }
-  {
-    Case c = Shape(kNativeFill, {50});
-    c.dtype = 1;
-    add("native-bad-dtype", c);
-  }
+  });
+  add("native-bad-stores", Shape(kNativeFill, {50}), [&](Case& c) { c.stores = 3; });
+  add("native-bad-dtype", Shape(kNativeFill, {50}), [&](Case& c) { c.dtype = 1; });
 
   // --- MinBufferBytes
   add("min-packed", Shape(kMinBufferBytes, {3, 3, 20, 7219}));
@@ -351,156 +294,84 @@ std::vector<Seed> Seeds() {
   add("min-overlap", Shape(kMinBufferBytes, {4, 4}, {2, 3}));  // (3,0) and (0,2)
   add("min-overflow", Shape(kMinBufferBytes, {INT64_MAX}));
   add("min-span-overflow", Shape(kMinBufferBytes, {3, 2}, {INT64_MAX / 2, 1}));
-  {
-    Case c = Shape(kMinBufferBytes, {2});
-    c.calc_bytes_null = true;
-    add("min-bytes-null", c);
-  }
+  add("min-bytes-null", Shape(kMinBufferBytes, {2}), [&](Case& c) { c.calc_bytes_null = true; });
 
   // --- DirectML ExecuteRandomGenerator
   add("dml-packed-10", Shape(kDmlExecute, {1, 1, 1, 10}));
-  {
-    Case c = Shape(kDmlExecute, {1, 1, 1, 10});
+  add("dml-state-in-place", Shape(kDmlExecute, {1, 1, 1, 10}), [&](Case& c) {
     c.out_place = kStateSame;
-    add("dml-state-in-place", c);
-  }
-  {
-    Case c = Shape(kDmlExecute, {2, 8, 4, 4}, {128, 1, 32, 8});
+  });
+  add("dml-nhwc", Shape(kDmlExecute, {2, 8, 4, 4}, {128, 1, 32, 8}), [&](Case& c) {
     c.threads = 2;
     c.tile_elements = 16;
-    add("dml-nhwc", c);
-  }
-  {
-    Case c = Shape(kDmlExecute, {5, 7});
-    c.out_align = 256;
-    add("dml-alignment-256", c);
-  }
-  {
-    Case c = Shape(kDmlExecute, {5, 7});
+  });
+  add("dml-alignment-256", Shape(kDmlExecute, {5, 7}), [&](Case& c) { c.out_align = 256; });
+  add("dml-alignment-broken", Shape(kDmlExecute, {5, 7}), [&](Case& c) {
     c.out_align = 16;
     c.pre = 4;
-    add("dml-alignment-broken", c);
-  }
-  {
-    Case c = Shape(kDmlExecute, {5, 7});
-    c.out_align = 6;
-    add("dml-alignment-field-invalid", c);
-  }
+  });
+  add("dml-alignment-field-invalid", Shape(kDmlExecute, {5, 7}), [&](Case& c) { c.out_align = 6; });
   add("dml-dims-0", Shape(kDmlExecute, {}));
   add("dml-dims-9", Shape(kDmlExecute, {1, 1, 1, 1, 1, 1, 1, 1, 3}));
   add("dml-size-0", Shape(kDmlExecute, {3, 0}));
-  {
-    Case c = Shape(kDmlExecute, {65536, 65536});
-    add("dml-too-many-elements", c);
-  }
-  {
-    Case c = Shape(kDmlExecute, {4, 4}, {4294967295u, 1});
-    add("dml-huge-stride", c);
-  }
-  {
-    Case c = Shape(kDmlExecute, {16});
+  add("dml-too-many-elements", Shape(kDmlExecute, {65536, 65536}));
+  add("dml-huge-stride", Shape(kDmlExecute, {4, 4}, {4294967295u, 1}));
+  add("dml-out-state-overlaps-output", Shape(kDmlExecute, {16}), [&](Case& c) {
     c.out_place = kStateInOutput;
     c.out_offset = 0;
-    add("dml-out-state-overlaps-output", c);
-  }
-  {
-    Case c = Shape(kDmlExecute, {16});
+  });
+  add("dml-state-sizes-wrong", Shape(kDmlExecute, {16}), [&](Case& c) {
     c.in_desc_mutation = 5;
     c.mutation_param = 3 + 4 * 5;  // Sizes[3] = 5
-    add("dml-state-sizes-wrong", c);
-  }
-  {
-    Case c = Shape(kDmlExecute, {16});
+  });
+  add("dml-state-total-23", Shape(kDmlExecute, {16}), [&](Case& c) {
     c.in_desc_mutation = 8;
     c.mutation_param = 23;  // TotalTensorSizeInBytes = 23
-    add("dml-state-total-23", c);
-  }
-  {
-    Case c = Shape(kDmlExecute, {16});
+  });
+  add("dml-out-state-strided-ok", Shape(kDmlExecute, {16}), [&](Case& c) {
     c.out_desc_mutation = 7;
     c.mutation_param = 0x5A ^ 1;  // Strides[1] = 0x5B on a size-1 dimension: fine
-    add("dml-out-state-strided-ok", c);
-  }
-  {
-    Case c = Shape(kDmlExecute, {16});
+  });
+  add("dml-out-state-unbound", Shape(kDmlExecute, {16}), [&](Case& c) {
     c.out_state_bound = false;
-    add("dml-out-state-unbound", c);
-  }
-  {
-    Case c = Shape(kDmlExecute, {16});
+  });
+  add("dml-no-out-state", Shape(kDmlExecute, {16}), [&](Case& c) {
     c.out_state_desc = false;
     c.out_state_bound = false;
-    add("dml-no-out-state", c);
-  }
-  {
-    Case c = Shape(kDmlExecute, {16});
-    c.in_misalign = 2;
-    add("dml-input-state-misaligned", c);
-  }
-  {
-    Case c = Shape(kDmlExecute, {16});
-    c.element_offset = 4;
-    add("dml-element-offset", c);
-  }
-  {
-    Case c = Shape(kDmlExecute, {16});
-    c.op_type = 1;
-    add("dml-bad-type", c);
-  }
-  {
-    Case c = Shape(kDmlExecute, {16});
-    c.binding_class = 1;
-    add("dml-binding-too-small", c);
-  }
-  {
-    Case c = Shape(kDmlExecute, {16});
+  });
+  add("dml-input-state-misaligned", Shape(kDmlExecute, {16}), [&](Case& c) { c.in_misalign = 2; });
+  add("dml-element-offset", Shape(kDmlExecute, {16}), [&](Case& c) { c.element_offset = 4; });
+  add("dml-bad-type", Shape(kDmlExecute, {16}), [&](Case& c) { c.op_type = 1; });
+  add("dml-binding-too-small", Shape(kDmlExecute, {16}), [&](Case& c) { c.binding_class = 1; });
+  add("dml-binding-past-top", Shape(kDmlExecute, {16}), [&](Case& c) {
     c.pointer = kPtrWrapHigh;
     c.size_class = kSizeAbove;
     c.size_param = 16;
-    add("dml-binding-past-top", c);
-  }
-  {
-    Case c = Shape(kDmlExecute, {16});
+  });
+  add("dml-float32-output", Shape(kDmlExecute, {16}), [&](Case& c) {
     c.dtype = 1;  // FLOAT32
-    add("dml-float32-output", c);
-  }
+  });
 
   // --- DirectML CalcBufferTensorSizeChecked
   add("calc-packed-seed-example", Shape(kDmlCalcSize, {3, 3, 20, 7219}));
   add("calc-strided", Shape(kDmlCalcSize, {2, 3, 4}, {100, 20, 1}));
   add("calc-overlapping-strides", Shape(kDmlCalcSize, {4, 4}, {1, 1}));
-  {
-    Case c = Shape(kDmlCalcSize, {3});
+  add("calc-float16-rounding", Shape(kDmlCalcSize, {3}), [&](Case& c) {
     c.dtype = 2;  // FLOAT16: 6 bytes, rounded up to 8
-    add("calc-float16-rounding", c);
-  }
-  {
-    Case c = Shape(kDmlCalcSize, {3});
+  });
+  add("calc-uint8-rounding", Shape(kDmlCalcSize, {3}), [&](Case& c) {
     c.dtype = 5;  // UINT8: 3 bytes, rounded up to 4
-    add("calc-uint8-rounding", c);
-  }
-  {
-    Case c = Shape(kDmlCalcSize, {2, 5}, {7, 1});
+  });
+  add("calc-float64-strided", Shape(kDmlCalcSize, {2, 5}, {7, 1}), [&](Case& c) {
     c.dtype = 9;  // FLOAT64
-    add("calc-float64-strided", c);
-  }
-  {
-    Case c = Shape(kDmlCalcSize, {2, 5});
+  });
+  add("calc-int8-packed", Shape(kDmlCalcSize, {2, 5}), [&](Case& c) {
     c.dtype = 8;  // INT8
-    add("calc-int8-packed", c);
-  }
+  });
   add("calc-overflow", Shape(kDmlCalcSize, {4294967295u, 4294967295u, 4294967295u}));
   add("calc-dims-0", Shape(kDmlCalcSize, {}));
-  {
-    Case c = Shape(kDmlCalcSize, {3});
-    c.calc_bytes_null = true;
-    add("calc-bytes-null", c);
-  }
-  {
-    Case c = Shape(kDmlCalcSize, {3});
-    c.dtype = 99;
-    add("calc-bad-type", c);
-  }
+  add("calc-bytes-null", Shape(kDmlCalcSize, {3}), [&](Case& c) { c.calc_bytes_null = true; });
+  add("calc-bad-type", Shape(kDmlCalcSize, {3}), [&](Case& c) { c.dtype = 99; });
   return s;
 }
 

@@ -1,33 +1,99 @@
 #!/usr/bin/env bash
-# Installs every Debian package randtensor's build, tests, benchmarks and
-# trust tooling need. The one list of dependencies: README and CI call it.
+# Installs the Debian packages a randtensor job needs. The one list of
+# dependencies: the README, CI and scripts/check-install-deps.sh call it.
+#
+#   scripts/install-deps.sh [build|test|ci] [--simulate] [--list]
+#
+#   build (default)  build the library and the command-line tool, run the main job
+#   test             + everything scripts/test.sh needs: GoogleTest, Google
+#                      Benchmark, Random123, Python with pytest, NumPy and pybind11,
+#                      TestU01 (Debian non-free: its source is added if no
+#                      configured source offers the package)
+#   ci               + clang and its sanitizer runtimes (scripts/sanitize.sh, fuzz/)
+#   --simulate       resolve everything (apt-get install -s) without installing
+#   --list           print the packages of the job and exit
+#
+# It honours APT_CONFIG, so it can be run against an apt configuration of its
+# own (scripts/check-install-deps.sh does, with stock sources only). Uses sudo
+# when not run as root.
 set -euo pipefail
+
+job=build simulate=0 list=0
+for arg in "$@"; do
+  case "$arg" in
+    build|test|ci) job="$arg" ;;
+    --simulate) simulate=1 ;;
+    --list) list=1 ;;
+    *) echo "install-deps.sh: unknown argument '$arg' (build, test, ci, --simulate, --list)" >&2
+       exit 2 ;;
+  esac
+done
+
+build_packages=(
+  build-essential cmake pkg-config   # C++17 toolchain (g++ 12 on bookworm) and CMake 3.25
+  libhwy-dev                         # Google Highway 1.0.3: SIMD and runtime dispatch
+  libdlpack-dev                      # dlpack.h: the public DLPack entry point includes it
+)
+test_packages=(
+  libgtest-dev                       # tests
+  libbenchmark-dev                   # benchmarks (and their smoke test)
+  librandom123-dev                   # Random123: the independent Philox reference in tests
+  python3 python3-pytest             # the CLI's contract tests and the Python tests
+  python3-dev python3-numpy pybind11-dev   # the Python module
+  libtestu01-0-dev                   # TestU01's SmallCrush in the suite (stats/); Debian non-free
+)
+ci_packages=(
+  clang libclang-rt-14-dev           # libFuzzer and the sanitizer runtimes (fuzz/, sanitize.sh)
+)
+# Packages outside Debian's main component, and the component that has them.
+declare -A component=([libtestu01-0-dev]=non-free)
+
+packages=("${build_packages[@]}")
+[ "$job" = build ] || packages+=("${test_packages[@]}")
+[ "$job" = ci ] && packages+=("${ci_packages[@]}")
+if [ "$list" = 1 ]; then printf '%s\n' "${packages[@]}"; exit 0; fi
 
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 export DEBIAN_FRONTEND=noninteractive
 
-packages=(
-  build-essential cmake pkg-config   # C++17 toolchain (g++ 12 on bookworm) and CMake 3.25
-  libhwy-dev                         # Google Highway 1.0.3: SIMD and runtime dispatch
-  libgtest-dev                       # tests
-  libbenchmark-dev                   # benchmarks
-  librandom123-dev                   # Random123: the independent Philox reference in tests
-  libdlpack-dev                      # dlpack.h: the DLPack entry point
-  python3 python3-pytest             # the CLI's contract tests and the Python tests
-  python3-dev python3-numpy pybind11-dev   # the Python module
-  clang libclang-rt-14-dev           # libFuzzer and the sanitizer runtimes (fuzz/)
-  libtestu01-0-dev                   # TestU01's batteries (stats/); Debian non-free
-)
+# True when some configured source offers `$1` for installation. `apt-cache
+# show` is no such test: it succeeds for a package that is only referred to
+# (or only installed), which is how a missing non-free source went unnoticed.
+has_candidate() {
+  apt-cache policy "$1" 2>/dev/null |
+    awk '$1 == "Candidate:" { found = ($2 != "(none)") } END { exit !found }'
+}
 
-# TestU01 is in Debian's non-free component, which a stock sources list may
-# not enable: add it for this release if no source offers the package yet.
-$SUDO apt-get update
-if ! apt-cache show libtestu01-0-dev > /dev/null 2>&1; then
+$SUDO apt-get update -qq
+# Add the component of any package no source offers yet (a stock bookworm
+# has main only), as a source list of its own in apt's configured folder.
+added=()
+for pkg in "${packages[@]}"; do
+  comp="${component[$pkg]:-}"
+  [ -n "$comp" ] || continue
+  has_candidate "$pkg" && continue
+  eval "$(apt-config shell parts_dir Dir::Etc::sourceparts/d)"
   codename="$(. /etc/os-release && echo "${VERSION_CODENAME:-bookworm}")"
+  file="${parts_dir}randtensor-${comp}.sources"
+  echo "install-deps.sh: $pkg needs Debian's $comp component; adding $file"
   printf '%s\n' "Types: deb" "URIs: http://deb.debian.org/debian" "Suites: $codename" \
-    "Components: non-free" "Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg" |
-    $SUDO tee /etc/apt/sources.list.d/randtensor-non-free.sources > /dev/null
-  $SUDO apt-get update
+    "Components: $comp" "Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg" |
+    $SUDO tee "$file" > /dev/null
+  added+=("$comp")
+done
+[ ${#added[@]} -eq 0 ] || $SUDO apt-get update -qq
+
+missing=()
+for pkg in "${packages[@]}"; do has_candidate "$pkg" || missing+=("$pkg"); done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "install-deps.sh: no configured apt source offers: ${missing[*]}" >&2
+  exit 1
 fi
-$SUDO apt-get install -y --no-install-recommends "${packages[@]}"
+
+if [ "$simulate" = 1 ]; then
+  $SUDO apt-get install -s -y --no-install-recommends "${packages[@]}" > /dev/null
+  echo "install-deps.sh: $job: all ${#packages[@]} packages resolve (simulated)"
+else
+  $SUDO apt-get install -y -qq --no-install-recommends "${packages[@]}"
+fi

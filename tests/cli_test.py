@@ -226,24 +226,58 @@ def test_python_reference_worked_example_state():
 # No arguments: the worked example
 
 
+def main_job_lines(env=None):
+    """The no-argument screen, and its lines that start with a key."""
+    lines = ok(env=env)
+    keyed = {}
+    for line in lines:
+        key, sep, value = line.partition(": ")
+        if sep and key in ("state", "target", "GBps"):
+            assert key not in keyed, ("printed twice", key, lines)
+            keyed[key] = value
+    return lines, keyed
+
+
 def test_no_arguments_runs_worked_example():
-    lines = ok()
-    assert len(lines) == 3, lines
-    assert lines[0] == EXAMPLE_STATE_LINE
-    gbps = GBPS_RE.match(lines[1])
-    assert gbps, lines[1]
-    assert float(gbps.group(1)) > 0
-    assert lines[2].startswith("target: ")
-    name = lines[2][len("target: "):]
+    lines, keyed = main_job_lines()
+    assert EXAMPLE_STATE_LINE in lines
+    assert float(keyed["GBps"]) > 0
     table = target_table()
+    name = keyed["target"]
     assert name in table and table[name][0], (name, table)
     assert table[name][1], "the target that ran should be the active one"
 
 
+def test_no_arguments_compares_with_the_memory_ceiling():
+    lines, _ = main_job_lines()
+    ceiling = [i for i, line in enumerate(lines) if line.startswith("This machine's memory ceiling")]
+    assert len(ceiling) == 1, lines
+    m = re.match(r"^  randtensor (\S+) GB/s, streaming-store fill (\S+) GB/s: (\S+) of the ceiling$",
+                 lines[ceiling[0] + 1])
+    assert m, lines[ceiling[0] + 1]
+    ours, stream, ratio = (float(g) for g in m.groups())
+    assert ours > 0 and stream > 0
+    assert abs(ratio - ours / stream) <= 0.01 + 0.06 * ratio  # printed with 1-2 digits
+
+
+def test_no_arguments_says_where_to_go_next(tmp_path, monkeypatch):
+    lines, _ = main_job_lines()
+    assert "Next:" in lines
+    nxt = lines[lines.index("Next:") + 1:]
+    assert any("randtensor generate --help" in line for line in nxt)
+    assert any("README.md" in line for line in nxt)
+    # The first suggestion is a command that works as printed.
+    words = nxt[0].split()
+    assert words[:2] == ["randtensor", "generate"], nxt[0]
+    monkeypatch.chdir(tmp_path)
+    assert ok(*words[1:])[0].startswith("state: ")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["x.npy"]
+
+
 def test_no_arguments_reports_the_forced_target():
-    lines = ok(env={"RANDTENSOR_TARGET": "SCALAR"})
-    assert lines[0] == EXAMPLE_STATE_LINE
-    assert lines[2] == "target: SCALAR"
+    _, keyed = main_job_lines(env={"RANDTENSOR_TARGET": "SCALAR"})
+    assert "state: " + keyed["state"] == EXAMPLE_STATE_LINE
+    assert keyed["target"] == "SCALAR"
 
 
 def test_worked_example_values(tmp_path):

@@ -28,6 +28,7 @@
 #include "randtensor/status.h"
 #include "randtensor/targets.h"
 #include "tools/cli_args.h"
+#include "tools/memory_ceiling.h"
 
 #ifndef RANDTENSOR_VERSION
 #error "RANDTENSOR_VERSION must be defined (tools/CMakeLists.txt passes PROJECT_VERSION)"
@@ -87,6 +88,10 @@ constexpr uint32_t kExampleRepeat = 20;
 // Upper bounds that only stop typos: a million timed calls is already hours
 // for a large tensor.
 constexpr uint64_t kMaxRepeat = 1000000;
+// The main job's memory-ceiling probe: large enough to leave the caches on
+// most machines, small enough to take well under a second.
+constexpr uint64_t kCeilingBytes = uint64_t{256} << 20;
+constexpr uint32_t kCeilingRepeat = 5;
 
 std::string Message(const Status& status) { return status.message(); }
 
@@ -104,8 +109,7 @@ struct GenerateArgs {
   std::optional<std::string> out;
   OutputFormat format = OutputFormat::kRaw;
   uint8_t pad_byte = 0;
-  uint32_t repeat = 0;        // 0: no timing
-  bool print_target = false;  // the no-argument example also says which target ran
+  uint32_t repeat = 0;  // 0: no timing
 };
 
 // ---------------------------------------------------------------------------
@@ -393,7 +397,16 @@ std::string FormatState(const PhiloxState& state) {
   return line;
 }
 
-int Generate(const GenerateArgs& args) {
+// What one `generate` did, for the caller to print.
+struct GenerateResult {
+  PhiloxState state_out;
+  double gbps = 0;           // with --repeat: output bytes / median seconds per call
+  randtensor::FillInfo info;  // the target that ran, tasks, stores
+};
+
+// Fills (and times, with --repeat) the tensor `args` describes and writes
+// --out. Fails (CliError) before printing anything.
+GenerateResult RunGenerate(const GenerateArgs& args) {
   SelectTarget(args.target);
   std::string calc_error;
   const RandomGenerator generator(args.sizes, args.strides, TotalBytes(args, &calc_error));
@@ -406,15 +419,13 @@ int Generate(const GenerateArgs& args) {
   Buffer buffer(generator.total_bytes());
   std::memset(buffer.data(), args.pad_byte, buffer.size());
 
-  randtensor::FillInfo info;
+  GenerateResult result;
   randtensor::FillOptions options;
   options.threads = args.threads;
-  options.info = &info;
-  PhiloxState state_out;
-  status = generator.Execute(buffer.data(), args.state, &state_out, options);
+  options.info = &result.info;
+  status = generator.Execute(buffer.data(), args.state, &result.state_out, options);
   if (!status.ok()) Fail(kExitUsage, Message(status));
 
-  double gbps = 0;
   if (args.repeat > 0) {
     // The call above was the warm-up (page faults, thread start-up). Every
     // timed call reads the same input state and rewrites the same values.
@@ -426,15 +437,18 @@ int Generate(const GenerateArgs& args) {
     const double bytes = 4.0 * static_cast<double>(ElementCount(args.sizes));
     // steady_clock ticks in nanoseconds; a zero median would only mean "faster
     // than the clock", so count it as one tick rather than divide by zero.
-    gbps = bytes / std::max(seconds, 1e-9) / 1e9;
+    result.gbps = bytes / std::max(seconds, 1e-9) / 1e9;
   }
 
   if (args.out.has_value()) WriteOutput(args, buffer);
+  return result;
+}
 
+int Generate(const GenerateArgs& args) {
+  const GenerateResult result = RunGenerate(args);
   // Print only at the end: on any failure above stdout stays empty.
-  std::printf("%s\n", FormatState(state_out).c_str());
-  if (args.repeat > 0) std::printf("GBps: %.4g\n", gbps);
-  if (args.print_target) std::printf("target: %s\n", info.target);
+  std::printf("%s\n", FormatState(result.state_out).c_str());
+  if (args.repeat > 0) std::printf("GBps: %.4g\n", result.gbps);
   return kExitOk;
 }
 
@@ -530,13 +544,77 @@ int ListTargets() {
   return kExitOk;
 }
 
+// The memory ceiling: randtensor and a plain streaming-store fill of the same
+// large buffer (larger than the caches) on all threads, each the median of a
+// few calls after a warm-up that also takes the page faults.
+struct CeilingResult {
+  uint64_t bytes = 0;
+  uint32_t threads = 0;
+  double randtensor_gbps = 0, streaming_gbps = 0;
+};
+
+CeilingResult MeasureCeiling() {
+  CeilingResult r;
+  r.bytes = kCeilingBytes;
+  r.threads = randtensor::DefaultThreads();
+  Buffer buffer(r.bytes);
+  const int64_t sizes[1] = {static_cast<int64_t>(r.bytes / 4)};
+  randtensor::TensorDesc desc;
+  desc.rank = 1;
+  desc.sizes = sizes;
+  const PhiloxState state = PhiloxState::FromSeed(0);
+  const auto fill = [&] {
+    const Status s = randtensor::Fill(desc, buffer.data(), r.bytes, state, nullptr);
+    if (!s.ok()) Fail(kExitFailure, Message(s));
+  };
+  const auto stream = [&] { StreamingFill(buffer.data(), r.bytes, r.threads); };
+  fill();
+  stream();
+  const double fill_s = MedianSeconds(kCeilingRepeat, fill);
+  const double stream_s = MedianSeconds(kCeilingRepeat, stream);
+  r.randtensor_gbps = static_cast<double>(r.bytes) / std::max(fill_s, 1e-9) / 1e9;
+  r.streaming_gbps = static_cast<double>(r.bytes) / std::max(stream_s, 1e-9) / 1e9;
+  return r;
+}
+
+// No arguments: what a newcomer needs on one screen. The lines `state:`,
+// `GBps:` and `target:` read as `generate` prints them (scripts parse them).
 int RunExample() {
   GenerateArgs args;
   args.sizes.assign(std::begin(kExampleSizes), std::end(kExampleSizes));
   args.state = kExampleState;
   args.repeat = kExampleRepeat;
-  args.print_target = true;
-  return Generate(args);
+  const GenerateResult example = RunGenerate(args);
+  const CeilingResult ceiling = MeasureCeiling();
+  const char* target = example.info.target;
+
+  std::printf(
+      "randtensor %s: Philox4x32-10 random tensors, bit-exact with DirectML's\n"
+      "DML_RANDOM_GENERATOR on every SIMD target, layout and thread count.\n"
+      "\n"
+      "The DirectML seed's worked example: a UINT32 tensor of sizes 3,3,20,7219\n"
+      "(1299420 elements) from counter 0x48656c6c'6f46726f'6d536561'74746c65, key 0.\n"
+      "Its output state (counter + ceil(1299420 / 4); the seed page's ...746f776e is\n"
+      "a known erratum, see README.md):\n"
+      "%s\n"
+      "target: %s\n"
+      "GBps: %.4g\n"
+      "  (the example above, %d lanes, %u task(s), median of %u calls)\n"
+      "\n"
+      "This machine's memory ceiling, %llu MiB on %u threads:\n"
+      "  randtensor %.1f GB/s, streaming-store fill %.1f GB/s: %.2f of the ceiling\n"
+      "\n"
+      "Next:\n"
+      "  randtensor generate --sizes 2,3 --seed 42 --out x.npy --format npy\n"
+      "  randtensor generate --help      every option (strides, state, threads, target)\n"
+      "  randtensor targets              the SIMD targets and which one runs\n"
+      "  README.md                       C++, C, Python, DLPack and CMake usage\n",
+      RANDTENSOR_VERSION, FormatState(example.state_out).c_str(), target, example.gbps,
+      example.info.lanes, example.info.tasks, kExampleRepeat,
+      static_cast<unsigned long long>(ceiling.bytes >> 20), ceiling.threads,
+      ceiling.randtensor_gbps, ceiling.streaming_gbps,
+      ceiling.randtensor_gbps / std::max(ceiling.streaming_gbps, 1e-9));
+  return kExitOk;
 }
 
 int Run(const std::vector<std::string>& words) {

@@ -1,0 +1,18 @@
+// The memory ceiling the main job compares randtensor against: how fast this
+// machine can write a large buffer at all, with streaming (non-temporal)
+// stores on every thread, as the benchmarks' "streaming-store fill" does.
+#ifndef RANDTENSOR_TOOLS_MEMORY_CEILING_H_
+#define RANDTENSOR_TOOLS_MEMORY_CEILING_H_
+
+#include <cstddef>
+#include <cstdint>
+
+namespace randtensor_cli {
+
+// Writes `bytes` (a multiple of 64) at `data` (64-byte aligned) with a
+// constant, cut into `threads` contiguous parts written at once.
+void StreamingFill(void* data, size_t bytes, uint32_t threads);
+
+}  // namespace randtensor_cli
+
+#endif  // RANDTENSOR_TOOLS_MEMORY_CEILING_H_

@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "src/layout.h"
+#include "src/plan.h"
 
 namespace randtensor {
 namespace dml {
@@ -219,6 +220,7 @@ struct Operator {
   const DML_BUFFER_TENSOR_DESC* out_state = nullptr;  // optional
   int64_t sizes[kMaxRank];
   int64_t strides[kMaxRank];  // valid when out->Strides is set
+  detail::Layout layout;      // the output tensor's, analyzed once
 };
 
 // Every rule that does not involve a binding (DirectML's CreateOperator).
@@ -266,7 +268,7 @@ Status CheckOperator(const DML_RANDOM_GENERATOR_OPERATOR_DESC& desc, Operator* o
   }
   Widen(out->Sizes, out->DimensionCount, op->sizes);
   if (out->Strides != nullptr) Widen(out->Strides, out->DimensionCount, op->strides);
-  detail::Layout layout;
+  detail::Layout& layout = op->layout;
   status = detail::AnalyzeLayout(
       out->DimensionCount, op->sizes, out->Strides != nullptr ? op->strides : nullptr, 4,
       {"OutputTensor.DimensionCount", "OutputTensor.Sizes", "OutputTensor.Strides"}, &layout);
@@ -328,15 +330,16 @@ Status ExecuteRandomGenerator(const DML_RANDOM_GENERATOR_OPERATOR_DESC& desc,
                          static_cast<unsigned long long>(options.element_offset));
   }
 
-  TensorDesc native;
-  native.dtype = DataType::kUint32;
-  native.rank = static_cast<int32_t>(out->DimensionCount);
-  native.sizes = op.sizes;
-  native.strides = out->Strides != nullptr ? op.strides : nullptr;
+  // The layout CheckOperator analyzed, bound to the output binding.
   PhiloxState* state_out =
       outputState != nullptr ? static_cast<PhiloxState*>(outputState->Data) : nullptr;
-  return Fill(native, output.Data, out->TotalTensorSizeInBytes,
-              *static_cast<const PhiloxState*>(inputState.Data), state_out, options);
+  const PhiloxState state = *static_cast<const PhiloxState*>(inputState.Data);
+  detail::Plan plan;
+  status = detail::PlanFill(op.layout, detail::GenerateKind::kBitsUint32, output.Data,
+                            out->TotalTensorSizeInBytes, state_out, options, &plan);
+  if (!status.ok()) return status;
+  detail::ExecutePlan(plan, state, state_out, options.info);
+  return Status();
 }
 
 }  // namespace dml

@@ -13,6 +13,7 @@
 
 #include "randtensor/fill.h"
 #include "src/layout.h"
+#include "src/plan.h"
 
 namespace randtensor {
 namespace {
@@ -126,9 +127,10 @@ Status Origin(const DLTensor& tensor, uint64_t count, void** origin) {
 
 Status FillDLTensor(const DLTensor& tensor, const PhiloxState& in_state, PhiloxState* out_state,
                     const FillOptions& options) noexcept {
+  const PhiloxState state = in_state;  // read first: out_state may be the same memory
   Status status = CheckDevice(tensor.device);
   if (status.ok()) status = CheckDtype(tensor.dtype);
-  // Analyzed here first so that layout errors name DLPack's fields.
+  // Analyzed once, with DLPack's field names, and planned from that.
   detail::Layout layout;
   if (status.ok()) {
     status = detail::AnalyzeLayout(tensor.ndim, tensor.shape, tensor.strides, kElementBytes,
@@ -136,15 +138,15 @@ Status FillDLTensor(const DLTensor& tensor, const PhiloxState& in_state, PhiloxS
   }
   void* origin = nullptr;
   if (status.ok()) status = Origin(tensor, layout.count, &origin);
-  if (!status.ok()) return status;
-
-  TensorDesc desc;
-  desc.dtype = DataType::kUint32;
-  desc.rank = tensor.ndim;
-  desc.sizes = tensor.shape;
-  desc.strides = tensor.strides;
+  detail::Plan plan;
   // DLPack carries no buffer length: the buffer is exactly the elements' span.
-  return Fill(desc, origin, layout.min_bytes, in_state, out_state, options);
+  if (status.ok()) {
+    status = detail::PlanFill(layout, detail::GenerateKind::kBitsUint32, origin,
+                              layout.min_bytes, out_state, options, &plan);
+  }
+  if (!status.ok()) return status;
+  detail::ExecutePlan(plan, state, out_state, options.info);
+  return Status();
 }
 
 }  // namespace randtensor

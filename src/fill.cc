@@ -1,4 +1,4 @@
-// The native fill: validate everything, then hand the work to the writer.
+// The native fill and the plan every entry point executes (see plan.h).
 
 #include "randtensor/fill.h"
 
@@ -6,6 +6,7 @@
 
 #include "src/dispatch.h"
 #include "src/layout.h"
+#include "src/plan.h"
 #include "src/writer.h"
 
 namespace randtensor {
@@ -20,50 +21,36 @@ bool RangesOverlap(uintptr_t a, uint64_t a_bytes, uintptr_t b, uint64_t b_bytes)
   return a <= b ? b - a < a_bytes : a - b < b_bytes;
 }
 
-}  // namespace
-
-int ElementSize(DataType type) noexcept {
+// The generate kernel of a public data type (bits: the only one so far).
+bool KindOf(DataType type, detail::GenerateKind* kind) {
   switch (type) {
-    case DataType::kUint32: return 4;
+    case DataType::kUint32: *kind = detail::GenerateKind::kBitsUint32; return true;
   }
-  return 0;
+  return false;
 }
 
-namespace {
-
 // The descriptor's own rules: data type and layout.
-Status Analyze(const TensorDesc& desc, int* element_size, detail::Layout* layout) {
-  *element_size = ElementSize(desc.dtype);
-  if (*element_size == 0) {
+Status Analyze(const TensorDesc& desc, detail::GenerateKind* kind, detail::Layout* layout) {
+  if (!KindOf(desc.dtype, kind)) {
     return Status::Error(StatusCode::kUnsupported, "dtype = %d is not a supported data type",
                          static_cast<int>(desc.dtype));
   }
-  return detail::AnalyzeLayout(desc.rank, desc.sizes, desc.strides, *element_size,
-                               kNativeNames, layout);
+  return detail::AnalyzeLayout(desc.rank, desc.sizes, desc.strides,
+                               detail::ElementBytes(*kind), kNativeNames, layout);
 }
 
 }  // namespace
 
-Status MinBufferBytes(const TensorDesc& desc, uint64_t* bytes) noexcept {
-  if (bytes == nullptr) return Status::Error(StatusCode::kInvalidArgument, "bytes is null");
-  int element_size = 0;
-  detail::Layout layout;
-  Status status = Analyze(desc, &element_size, &layout);
-  if (status.ok()) *bytes = layout.min_bytes;
-  return status;
+int ElementSize(DataType type) noexcept {
+  detail::GenerateKind kind;
+  return KindOf(type, &kind) ? detail::ElementBytes(kind) : 0;
 }
 
-Status Fill(const TensorDesc& desc, void* data, uint64_t buffer_bytes,
-            const PhiloxState& in_state, PhiloxState* out_state,
-            const FillOptions& options) noexcept {
-  // Read the whole input state first: out_state may be the same memory.
-  const PhiloxState state = in_state;
+namespace detail {
 
-  int element_size = 0;
-  detail::Layout layout;
-  Status status = Analyze(desc, &element_size, &layout);
-  if (!status.ok()) return status;
-
+Status PlanFill(const Layout& layout, GenerateKind kind, void* data, uint64_t buffer_bytes,
+                const PhiloxState* out_state, const FillOptions& options, Plan* plan) noexcept {
+  const int element_size = ElementBytes(kind);
   const uintptr_t addr = reinterpret_cast<uintptr_t>(data);
   if (layout.count != 0) {
     if (data == nullptr) {
@@ -103,10 +90,14 @@ Status Fill(const TensorDesc& desc, void* data, uint64_t buffer_bytes,
                          static_cast<unsigned long long>(options.element_offset),
                          static_cast<unsigned long long>(layout.count));
   }
-  if (options.stores != StoreMode::kAuto && options.stores != StoreMode::kRegular &&
-      options.stores != StoreMode::kStreaming) {
-    return Status::Error(StatusCode::kInvalidArgument, "stores = %d is not a StoreMode",
-                         static_cast<int>(options.stores));
+  bool streaming = false;
+  switch (options.stores) {
+    case StoreMode::kAuto: streaming = StreamingPays(layout.count * element_size); break;
+    case StoreMode::kRegular: streaming = false; break;
+    case StoreMode::kStreaming: streaming = true; break;
+    default:
+      return Status::Error(StatusCode::kInvalidArgument, "stores = %d is not a StoreMode",
+                           static_cast<int>(options.stores));
   }
   const uintptr_t buffer = addr - static_cast<uintptr_t>(-layout.low) * element_size;
   if (out_state != nullptr && data != nullptr &&
@@ -114,23 +105,63 @@ Status Fill(const TensorDesc& desc, void* data, uint64_t buffer_bytes,
                     sizeof(PhiloxState))) {
     return Status::Error(StatusCode::kOverlap,
                          "out_state = %p overlaps the output buffer (%p, %llu bytes)",
-                         static_cast<void*>(out_state), reinterpret_cast<void*>(buffer),
+                         static_cast<const void*>(out_state), reinterpret_cast<void*>(buffer),
                          static_cast<unsigned long long>(buffer_bytes));
   }
-  const detail::KernelTable* kernels = nullptr;
-  status = detail::ActiveKernels(&kernels);
+  const KernelTable* kernels = nullptr;
+  Status status = ActiveKernels(&kernels);
   if (!status.ok()) return status;
 
-  // Validated: from here on nothing fails.
-  if (layout.count != 0) {
-    detail::WriteTensor(layout, static_cast<uint32_t*>(data), *kernels, state, options,
-                        options.info);
-  } else if (options.info != nullptr) {
-    *options.info = FillInfo();
-  }
+  plan->kind = kind;
+  plan->element_size = element_size;
+  plan->words_per_element = WordsPerElement(kind);
+  plan->layout = layout;
+  plan->stream_base = options.element_offset;
+  plan->stream_end = options.element_offset + layout.count;
+  plan->origin = static_cast<char*>(data);
+  plan->kernels = kernels;
+  plan->streaming = streaming;
+  plan->threads = options.threads != 0 ? options.threads : DefaultThreads();
+  plan->parallel_for = options.parallel_for;
+  plan->task_elements = options.tile_elements;
+  return Status();
+}
+
+void ExecutePlan(const Plan& plan, const PhiloxState& in_state, PhiloxState* out_state,
+                 FillInfo* info) noexcept {
+  const PhiloxState state = in_state;  // out_state may be the same memory
+  FillInfo done;
+  if (plan.layout.count != 0) WriteTensor(plan, state, &done);
+  if (info != nullptr) *info = done;
   if (out_state != nullptr) {
-    *out_state = philox::Advance(state, options.element_offset + layout.count);
+    // Words per element w: the fill owns stream words up to w * stream_end.
+    *out_state = philox::Advance(state, plan.stream_end * plan.words_per_element);
   }
+}
+
+}  // namespace detail
+
+Status MinBufferBytes(const TensorDesc& desc, uint64_t* bytes) noexcept {
+  if (bytes == nullptr) return Status::Error(StatusCode::kInvalidArgument, "bytes is null");
+  detail::GenerateKind kind;
+  detail::Layout layout;
+  Status status = Analyze(desc, &kind, &layout);
+  if (status.ok()) *bytes = layout.min_bytes;
+  return status;
+}
+
+Status Fill(const TensorDesc& desc, void* data, uint64_t buffer_bytes,
+            const PhiloxState& in_state, PhiloxState* out_state,
+            const FillOptions& options) noexcept {
+  const PhiloxState state = in_state;  // read first: out_state may be the same memory
+  detail::GenerateKind kind;
+  detail::Layout layout;
+  Status status = Analyze(desc, &kind, &layout);
+  if (!status.ok()) return status;
+  detail::Plan plan;
+  status = detail::PlanFill(layout, kind, data, buffer_bytes, out_state, options, &plan);
+  if (!status.ok()) return status;
+  detail::ExecutePlan(plan, state, out_state, options.info);
   return Status();
 }
 

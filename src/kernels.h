@@ -11,6 +11,7 @@
 #include <cstdint>
 
 #include "randtensor/philox.h"
+#include "src/kernel_list.h"
 
 namespace randtensor {
 namespace detail {
@@ -39,47 +40,89 @@ struct Stream {
   RoundKeys keys;
 };
 
-// Each kernel writes elements [first, first + count) of the stream and
-// returns the Highway target bit of the code that ran (so tests can prove that
-// a forced target really runs).
+// ------------------------------------------------------------ generate
+// Generate kernels compute elements of one kind (kernel_list.h) from the
+// stream and store them; element e of the stream reads stream words
+// [w * e, w * e + w) for w words per element.
 
-// Contiguous: element first + i goes to dst[i]. `streaming` asks for
-// non-temporal stores; the caller issues the store fence afterwards.
-using FillContiguousFn = int64_t (*)(const Stream& stream, uint64_t first, uint64_t count,
-                                     uint32_t* dst, bool streaming);
+// Contiguous: element first + i goes to dst[i] (dst aligned to the element
+// size). `streaming` asks for non-temporal stores; the caller issues the
+// store fence afterwards.
+using GenerateFn = void (*)(const Stream& stream, uint64_t first, uint64_t count, void* dst,
+                            bool streaming);
 
 // Columns: for m < rows and l < cols, element first + m * step + l goes to
-// dst[l * stride_l + m] (NHWC, column-major: M has stride 1), generated
-// straight into place. Returns 0 without writing when this target cannot
-// (see kernels.cc for the shapes it takes); the writer then stages the tile.
-// `streaming` asks for non-temporal stores; the caller issues the fence.
-using FillColumnsFn = int64_t (*)(const Stream& stream, uint64_t first, uint64_t step,
-                                  size_t rows, size_t cols, uint32_t* dst, int64_t stride_l,
-                                  bool streaming);
+// element l * stride_l + m of dst (NHWC, column-major: M has stride 1),
+// generated straight into place. Only where the table entry declares it
+// (column_lanes != 0) and the shape allows (ColumnsFit).
+using GenerateColumnsFn = void (*)(const Stream& stream, uint64_t first, uint64_t step,
+                                   size_t rows, size_t cols, void* dst, int64_t stride_l,
+                                   bool streaming);
 
-// Writes a tile held row-major in L1 transposed: stage[m * pitch + l] goes to
-// dst[l * stride_l + m] for m < rows, l < cols. The transposed writer's
-// output step (NHWC, column-major): memory is written in runs along m.
-// `streaming` asks for non-temporal stores where runs are whole cache lines;
-// the caller issues the fence.
-using WriteTileFn = void (*)(const uint32_t* stage, size_t pitch, size_t rows, size_t cols,
-                             uint32_t* dst, int64_t stride_l, bool streaming);
-
-// Copies `n` words from L1 to dst, with streaming stores (whole aligned
-// vectors) when asked; the caller issues the fence.
-using CopyFn = void (*)(const uint32_t* src, uint64_t n, uint32_t* dst, bool streaming);
-
-struct KernelTable {
-  const char* name;     // Highway's target name ("AVX3", "SCALAR", ...)
-  int64_t hwy_target;   // Highway's target bit
-  int lanes;            // 32-bit lanes per vector
-  FillContiguousFn fill_contiguous;
-  FillColumnsFn fill_columns;
-  WriteTileFn write_tile;
-  CopyFn copy;
+struct GenerateKernels {
+  GenerateFn contiguous;
+  GenerateColumnsFn columns;  // nullptr when column_lanes == 0
+  // Runs per call of `columns` come in multiples of this (its lanes); 0: no
+  // column kernel on this target for this kind.
+  uint32_t column_lanes;
 };
 
-// All compiled kernel tables, widest target first.
+// Whether `columns` takes this shape: whole Philox blocks per run, whole
+// vectors of runs, and per-lane block offsets that fit in 32 bits.
+inline bool ColumnsFit(const GenerateKernels& k, uint64_t first, uint64_t step, size_t rows) {
+  return k.column_lanes != 0 && first % 4 == 0 && step % 4 == 0 && rows % k.column_lanes == 0 &&
+         step / 4 <= 0xFFFFFFFFu / k.column_lanes;
+}
+
+// ---------------------------------------------------------------- move
+// Move kernels place elements staged in L1; they are keyed by element size
+// only (kernel_list.h), so every type of that size shares them. Pointers are
+// aligned to the element size; strides count elements.
+
+// Copies n elements; with `streaming`, non-temporal stores wherever whole
+// aligned 4-byte words allow (bytes outside them are stored plainly: a
+// neighbouring element or padding may share the word). The caller fences.
+using CopyFn = void (*)(const void* src, uint64_t n, void* dst, bool streaming);
+
+// Scatters n elements: src[k] goes to dst[k * stride].
+using ScatterFn = void (*)(const void* src, uint64_t n, void* dst, int64_t stride);
+
+// Writes a tile held row-major in L1 transposed: stage[m * pitch + l] goes to
+// dst[l * stride_l + m] for m < rows, l < cols (runs along m, stride +1).
+// `streaming` asks for non-temporal stores where runs are whole cache lines;
+// the caller fences.
+using WriteTileFn = void (*)(const void* stage, size_t pitch, size_t rows, size_t cols,
+                             void* dst, int64_t stride_l, bool streaming);
+
+// The same with stride -1 along m (a reversed view): stage[m * pitch + l]
+// goes to dst[l * stride_l - m].
+using WriteTileReversedFn = void (*)(const void* stage, size_t pitch, size_t rows, size_t cols,
+                                     void* dst, int64_t stride_l);
+
+struct MoveKernels {
+  CopyFn copy;
+  ScatterFn scatter;
+  WriteTileFn write_tile;
+  WriteTileReversedFn write_tile_reversed;
+};
+
+// One compiled target's kernels. Which target's code runs is a property of
+// the entry: every function in it was compiled for `hwy_target`.
+struct KernelTable {
+  const char* name;    // Highway's target name ("AVX3", "SCALAR", ...)
+  int64_t hwy_target;  // Highway's target bit
+  int lanes;           // 32-bit lanes per vector
+  GenerateKernels generate[kGenerateKinds];  // by GenerateKind
+  MoveKernels move[kMoveSizes];              // by MoveIndex(element size)
+
+  const GenerateKernels& Generate(GenerateKind kind) const {
+    return generate[static_cast<int>(kind)];
+  }
+  const MoveKernels& Move(int element_size) const { return move[MoveIndex(element_size)]; }
+};
+
+// All compiled kernel tables, widest target first: built from Highway's
+// per-target export, so every architecture Highway compiles for is listed.
 const KernelTable* CompiledKernels(int* count) noexcept;
 
 // Orders streaming stores before any later store (x86 sfence); every task

@@ -130,40 +130,57 @@ void FormatIndex(const int64_t* idx, int rank, char* buf, size_t cap) {
   if (used + 1 < cap) std::snprintf(buf + used, cap - used, "%s", rank == 0 ? "()" : ")");
 }
 
-void Canonicalize(int rank, const int64_t* sizes, const int64_t* strides, Layout* out) {
+// Drops dimensions of size 1 and merges each dimension into the next inner one
+// where both its memory and its stream stride chain (see Layout).
+void Canonicalize(int rank, const int64_t* sizes, const int64_t* strides,
+                  const uint64_t* stream_strides, Layout* out) {
   int n = 0;
+  int64_t live_sizes[kMaxRank], live_strides[kMaxRank];
+  uint64_t live_stream[kMaxRank];
   for (int d = 0; d < rank; ++d) {
     if (sizes[d] == 1) continue;  // contributes no offset
-    out->sizes[n] = sizes[d];
-    out->strides[n] = strides[d];
+    live_sizes[n] = sizes[d];
+    live_strides[n] = strides[d];
+    live_stream[n] = stream_strides[d];
     ++n;
   }
   if (n == 0) {  // a single element
     out->rank = 1;
     out->sizes[0] = 1;
     out->strides[0] = 1;
+    out->stream_strides[0] = 1;
+    out->stream_contiguous = true;
     return;
   }
   // Merge from the inside out: dimension d joins d+1 when stepping d equals
-  // walking all of d+1.
+  // walking all of d+1, in memory and in the stream.
   int m = n - 1;  // index of the current innermost merged dimension, built downwards
   int64_t merged_sizes[kMaxRank], merged_strides[kMaxRank];
-  merged_sizes[m] = out->sizes[n - 1];
-  merged_strides[m] = out->strides[n - 1];
+  uint64_t merged_stream[kMaxRank];
+  merged_sizes[m] = live_sizes[n - 1];
+  merged_strides[m] = live_strides[n - 1];
+  merged_stream[m] = live_stream[n - 1];
   for (int d = n - 2; d >= 0; --d) {
     const i128 walk = static_cast<i128>(merged_sizes[m]) * merged_strides[m];
-    if (walk == out->strides[d]) {
-      merged_sizes[m] *= out->sizes[d];  // fits: bounded by the element count
+    const i128 stream_walk = static_cast<i128>(merged_sizes[m]) * merged_stream[m];
+    if (walk == live_strides[d] && stream_walk == live_stream[d]) {
+      merged_sizes[m] *= live_sizes[d];  // fits: bounded by the element count
     } else {
       --m;
-      merged_sizes[m] = out->sizes[d];
-      merged_strides[m] = out->strides[d];
+      merged_sizes[m] = live_sizes[d];
+      merged_strides[m] = live_strides[d];
+      merged_stream[m] = live_stream[d];
     }
   }
   out->rank = n - m;
-  for (int d = 0; d < out->rank; ++d) {
+  i128 row_major = 1;
+  out->stream_contiguous = true;
+  for (int d = out->rank - 1; d >= 0; --d) {
     out->sizes[d] = merged_sizes[m + d];
     out->strides[d] = merged_strides[m + d];
+    out->stream_strides[d] = merged_stream[m + d];
+    out->stream_contiguous &= static_cast<i128>(out->stream_strides[d]) == row_major;
+    row_major *= out->sizes[d];
   }
 }
 
@@ -219,6 +236,8 @@ Status AnalyzeLayout(int64_t rank, const int64_t* sizes, const int64_t* strides,
     out.min_bytes = (static_cast<uint64_t>(raw_bytes) + 3) & ~uint64_t{3};
     out.sizes[0] = static_cast<int64_t>(count);
     out.strides[0] = 1;
+    out.stream_strides[0] = 1;
+    out.stream_contiguous = true;
     return Status();
   }
   int64_t packed[kMaxRank];
@@ -233,6 +252,8 @@ Status AnalyzeLayout(int64_t rank, const int64_t* sizes, const int64_t* strides,
   if (empty) {  // nothing to place: rank 1, size 0
     out.sizes[0] = 0;
     out.strides[0] = 1;
+    out.stream_strides[0] = 1;
+    out.stream_contiguous = true;
     return Status();
   }
 
@@ -308,7 +329,15 @@ Status AnalyzeLayout(int64_t rank, const int64_t* sizes, const int64_t* strides,
   out.low = static_cast<int64_t>(low);
   out.high = static_cast<int64_t>(high);
   out.min_bytes = (static_cast<uint64_t>(raw_bytes) + 3) & ~uint64_t{3};
-  Canonicalize(static_cast<int>(rank), sizes, strides, &out);
+  // A whole tensor: element idx is stream element sum idx[d] * (row-major
+  // logical stride of d).
+  uint64_t stream_strides[kMaxRank];
+  uint64_t step = 1;
+  for (int d = static_cast<int>(rank) - 1; d >= 0; --d) {
+    stream_strides[d] = step;
+    step *= static_cast<uint64_t>(sizes[d]);  // fits: bounded by the element count
+  }
+  Canonicalize(static_cast<int>(rank), sizes, strides, stream_strides, &out);
   return Status();
 }
 

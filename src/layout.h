@@ -31,11 +31,22 @@ struct Layout {
 
   // Canonical form: dimensions of size 1 dropped, and each dimension merged
   // into the next inner one when together they are one evenly strided run
-  // (stride[d] == size[d+1] * stride[d+1]). Same logical order, same offsets,
+  // both in memory (strides[d] == sizes[d+1] * strides[d+1]) and in the
+  // stream (likewise for stream_strides). Same logical order, same offsets,
   // fewer and longer rows. An empty or one-element tensor has rank 1.
+  //
+  // The stream map: the element at index idx is stored at
+  // sum idx[d] * strides[d] elements from element (0, ..., 0) and is element
+  // sum idx[d] * stream_strides[d] of the fill's stream (plus the fill's base,
+  // see plan.h). A whole tensor's stream strides are its row-major logical
+  // strides; a window of a larger tensor has the larger tensor's.
   int rank = 1;
-  int64_t sizes[kMaxRank];    // the first `rank` entries are set
-  int64_t strides[kMaxRank];
+  int64_t sizes[kMaxRank];           // the first `rank` entries are set
+  int64_t strides[kMaxRank];         // memory, in elements
+  uint64_t stream_strides[kMaxRank];  // stream, in elements
+  // Local row-major order is stream order without gaps (stream_strides are
+  // the row-major strides of sizes): true for every whole tensor.
+  bool stream_contiguous = true;
 };
 
 // Validates and analyzes a layout of `rank` (0 to kMaxRank) dimensions into

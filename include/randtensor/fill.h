@@ -52,12 +52,21 @@ struct TensorDesc {
 // is too large for the caches, and uses regular stores otherwise.
 enum class StoreMode : int32_t { kAuto = 0, kRegular = 1, kStreaming = 2 };
 
-// What a fill did; filled in when FillOptions::info is set.
+// What a fill did; filled in when FillOptions::info is set (an empty tensor
+// leaves every field at its default: nothing ran).
 struct FillInfo {
-  const char* target = "";  // name of the SIMD target whose code ran
+  const char* target = "";  // name of the SIMD target whose kernels ran
   int lanes = 0;            // its vector width in 32-bit lanes
   uint32_t tasks = 0;       // how many tasks the work was cut into
-  bool streaming = false;   // whether streaming stores were used
+  // Whether the output was written with streaming stores: kAuto resolved,
+  // and false where the layout stores elements one at a time (scattered).
+  // Lines of a transposed tile that are not whole cache lines are stored
+  // plainly even then.
+  bool streaming = false;
+  // How the layout was walked: "rows" (generated in place), "staged rows"
+  // (through L1, copied or scattered), "columns" (transposed tiles generated
+  // straight into place), "transposed" (transposed through L1), "scattered".
+  const char* strategy = "";
 };
 
 struct FillOptions {

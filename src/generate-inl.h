@@ -1,0 +1,258 @@
+// Generate kernels: Philox blocks turned into elements, in registers, right
+// after the rounds (see kernel_list.h). Compiled once per target through
+// kernels.cc; included only there, hence the toggle guard.
+//
+// Bits (uint32, one stream word per element) is the first kind: the blocks'
+// words are the elements. Other kinds convert the same blocks before their
+// store.
+
+#if defined(RANDTENSOR_SRC_GENERATE_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef RANDTENSOR_SRC_GENERATE_INL_H_
+#undef RANDTENSOR_SRC_GENERATE_INL_H_
+#else
+#define RANDTENSOR_SRC_GENERATE_INL_H_
+#endif
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+#include "hwy/highway.h"
+#include "src/kernels.h"
+#include "src/move-inl.h"
+#include "src/philox-inl.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace randtensor {
+namespace HWY_NAMESPACE {
+
+using detail::Stream;
+
+// Blocks staged in L1 when streaming to an address that is not block-aligned:
+// 4 KiB of output per trip.
+constexpr uint64_t kStageBlocks = 256;
+
+
+#if HWY_TARGET == HWY_SCALAR
+
+// One lane: the reference itself, block by block.
+template <bool kStream>
+void GenerateBlocks(const Stream& s, uint64_t block, uint64_t nblocks, uint32_t* out) {
+  PhiloxKey key{{s.keys.k0[0], s.keys.k1[0]}};
+  Counter128 c = s.start.Plus(block);
+  for (uint64_t i = 0; i < nblocks; ++i, c = c.Plus(1)) {
+    const PhiloxBlock b = philox::Block(c, key);
+    std::memcpy(out + 4 * i, b.v, sizeof(b.v));
+  }
+}
+
+#else
+
+// Independent vectors in flight per round: enough to cover the multiplier
+// latency without spilling (each batch holds 4 registers; AVX-512 has 32,
+// AVX2 and SSE4 16). Tuned on Zen 4 with 256 KiB fills (tools: benchmarks/).
+#if HWY_TARGET <= HWY_AVX3
+constexpr size_t kBatches = 6;
+#elif HWY_TARGET == HWY_AVX2
+constexpr size_t kBatches = 4;
+#else
+constexpr size_t kBatches = 6;
+#endif
+
+// Calls fn(std::integral_constant<size_t, k>()) for a run-time group size k
+// in [1, kBatches], so that each size gets its own fully unrolled code.
+template <class Fn>
+HWY_INLINE void WithGroupSize(size_t k, const Fn& fn) {
+  using std::integral_constant;
+  switch (k) {
+    case 1: return fn(integral_constant<size_t, 1>());
+    case 2: return fn(integral_constant<size_t, HWY_MIN(2, kBatches)>());
+    case 3: return fn(integral_constant<size_t, HWY_MIN(3, kBatches)>());
+    case 4: return fn(integral_constant<size_t, HWY_MIN(4, kBatches)>());
+    case 5: return fn(integral_constant<size_t, HWY_MIN(5, kBatches)>());
+    default: return fn(integral_constant<size_t, kBatches>());
+  }
+}
+static_assert(kBatches <= 6, "WithGroupSize's cases cover groups of up to 6 vectors");
+
+// The size of each group when `vectors` are cut into groups of at most
+// kBatches as evenly as possible: 16 vectors go as 6 + 5 + 5, not
+// 6 + 6 + 3 + 1, so no group is too small to hide the multiplier latency.
+HWY_INLINE size_t NextGroup(uint64_t vectors) {
+  const uint64_t groups = (vectors + kBatches - 1) / kBatches;
+  return static_cast<size_t>((vectors + groups - 1) / groups);
+}
+
+// Writes stream blocks [block, block + nblocks) to out[0 .. 4 * nblocks).
+// With kStream, `out` must be aligned to the vector size.
+//
+// The run's vectors (the last one possibly partial) go in groups (see
+// NextGroup); a partial last vector is computed within the last group into
+// `tmp`.
+template <bool kStream>
+void GenerateBlocks(const Stream& s, uint64_t block, uint64_t nblocks, uint32_t* out) {
+  const size_t N = BlocksPerVector();
+  const VState lane_block = BlockOfLane();
+  const uint64_t partial = nblocks % N;
+  uint64_t vectors = nblocks / N + (partial != 0 ? 1 : 0);
+  Counter128 c = s.start.Plus(block);
+  HWY_ALIGN uint32_t tmp[4 * hn::MaxLanes(DState())];
+  while (vectors != 0) {
+    const size_t k = NextGroup(vectors);
+    const bool ends_partial = k == vectors && partial != 0;
+    WithGroupSize(k, [&](auto group) {
+      GenerateBatches<decltype(group)::value, kStream>(
+          c, [&](size_t b) { return uint64_t{b} * N; }, s.keys, lane_block,
+          [&](size_t b) { return ends_partial && b + 1 == k ? tmp : out + 4 * N * b; },
+          ends_partial);
+    });
+    if (ends_partial) {
+      // Streamed output stays streamed to the end (see StreamCopy).
+      uint32_t* dst = out + 4 * N * (k - 1);
+      if (kStream) {
+        StreamCopy(tmp, partial * 4, dst);
+      } else {
+        std::memcpy(dst, tmp, partial * 16);
+      }
+    }
+    c = c.Plus(k * N);
+    out += 4 * N * k;
+    vectors -= k;
+  }
+}
+
+#endif  // HWY_TARGET == HWY_SCALAR
+
+// Whole blocks [block, block + nblocks) to dst (4-byte aligned only).
+void FillBlocks(const Stream& s, uint64_t block, uint64_t nblocks, uint32_t* dst,
+                bool streaming) {
+  const uintptr_t addr = reinterpret_cast<uintptr_t>(dst);
+  if (!streaming) {
+    GenerateBlocks<false>(s, block, nblocks, dst);
+  } else if (addr % 16 == 0) {
+    // Blocks can line up with vectors: the few blocks up to the next vector
+    // boundary through L1, then whole vectors streamed straight from
+    // registers (GenerateBlocks streams its partial end through StreamCopy).
+    const uint64_t to_boundary = ((kVectorBytes - addr % kVectorBytes) % kVectorBytes) / 16;
+    const uint64_t head = std::min(to_boundary, nblocks);
+    if (head != 0) {
+      HWY_ALIGN uint32_t stage[kVectorBytes / 4];
+      GenerateBlocks<false>(s, block, head, stage);
+      StreamCopy(stage, 4 * head, dst);
+    }
+    GenerateBlocks<true>(s, block + head, nblocks - head, dst + 4 * head);
+  } else {
+    // Blocks straddle vectors: stage them in L1, then stream the copy.
+    HWY_ALIGN uint32_t stage[4 * kStageBlocks];
+    while (nblocks != 0) {
+      const uint64_t n = std::min(nblocks, kStageBlocks);
+      GenerateBlocks<false>(s, block, n, stage);
+      StreamCopy(stage, 4 * n, dst);
+      block += n;
+      nblocks -= n;
+      dst += 4 * n;
+    }
+  }
+}
+
+// The part [skip, skip + n) of the one block `block`: row ends that start or
+// stop in the middle of a Philox block. One block is cheaper in scalar code
+// than a whole vector of them.
+void FillPartialBlock(const Stream& s, uint64_t block, uint64_t skip, uint64_t n,
+                      uint32_t* dst, bool streaming) {
+  const PhiloxBlock b =
+      philox::Block(s.start.Plus(block), PhiloxKey{{s.keys.k0[0], s.keys.k1[0]}});
+  if (streaming) {
+    StreamCopy(b.v + skip, n, dst);
+  } else {
+    std::memcpy(dst, b.v + skip, n * 4);
+  }
+}
+
+// Bits, contiguous (GenerateFn): the stream's words are the elements.
+void GenerateBits(const Stream& s, uint64_t first, uint64_t count, void* out, bool streaming) {
+  if (count == 0) return;
+  uint32_t* dst = static_cast<uint32_t*>(out);
+  uint64_t block = first / 4;
+  const uint64_t skip = first % 4;
+  if (skip != 0) {
+    const uint64_t n = std::min<uint64_t>(count, 4 - skip);
+    FillPartialBlock(s, block, skip, n, dst, streaming);
+    ++block;
+    dst += n;
+    count -= n;
+  }
+  FillBlocks(s, block, count / 4, dst, streaming);
+  if (count % 4 != 0) {
+    FillPartialBlock(s, block + count / 4, 0, count % 4, dst + count / 4 * 4, streaming);
+  }
+}
+
+#if HWY_TARGET <= HWY_AVX3
+// Bits in columns (GenerateColumnsFn, declared with column_lanes = the vector's
+// lanes on AVX-512 only). AVX-512 lanes hold one 32-bit word each, so lane j can
+// compute a block of run j: after the rounds, state vector k holds word k of
+// block p of N neighbouring runs, i.e. element 4p + k of each -- N
+// neighbouring addresses of the output, a whole cache line stored straight
+// from the register with no staging and no transpose. (Wider-lane targets
+// would need to pack lanes first; they use the staged tile instead.)
+// The writer calls it only where ColumnsFit (kernels.h): whole blocks per
+// run, whole vectors of runs, lane offsets within 32 bits.
+void GenerateBitsColumns(const Stream& s, uint64_t first, uint64_t step, size_t rows,
+                         size_t cols, void* out, int64_t stride_l, bool streaming) {
+  uint32_t* dst = static_cast<uint32_t*>(out);
+  const DU32 d;
+  const size_t N = hn::Lanes(d);
+  const uint64_t run_blocks = step / 4;
+  const bool stream = streaming && reinterpret_cast<uintptr_t>(dst) % 64 == 0 &&
+                      (stride_l * 4) % 64 == 0;
+  const VState lanes =
+      hn::Mul(hn::Iota(d, 0), hn::Set(d, static_cast<uint32_t>(run_blocks)));
+  const uint64_t lanes_max = (N - 1) * run_blocks;
+  const Counter128 base = s.start.Plus(first / 4);
+  // Vectors in order of block p (outer) and group g of N runs (inner), so
+  // consecutive vectors write neighbouring lines.
+  const size_t groups = rows / N;
+  const uint64_t vectors = groups * ((cols + 3) / 4);
+  size_t p = 0, g = 0;
+  for (uint64_t v = 0; v < vectors;) {
+    const size_t k = NextGroup(vectors - v);
+    uint64_t delta[kBatches] = {};
+    uint32_t* out[kBatches] = {};
+    size_t words[kBatches] = {};  // columns 4p.. that exist (fewer at the end)
+    for (size_t b = 0; b < k; ++b) {
+      delta[b] = g * N * run_blocks + p;
+      out[b] = dst + static_cast<int64_t>(4 * p) * stride_l + static_cast<int64_t>(g * N);
+      words[b] = std::min<size_t>(4, cols - 4 * p);
+      if (++g == groups) g = 0, ++p;
+    }
+    WithGroupSize(k, [&](auto group) {
+      constexpr size_t kK = decltype(group)::value;
+      VState x[4][kK];
+      PhiloxBatches<kK>(
+          base, [&](size_t b) { return delta[b]; }, lanes, lanes_max, s.keys, x[0], x[1], x[2],
+          x[3]);
+      for (size_t b = 0; b < kK; ++b) {
+        for (size_t w = 0; w < words[b]; ++w) {
+          uint32_t* line = out[b] + static_cast<int64_t>(w) * stride_l;
+          if (stream) {
+            hn::Stream(x[w][b], d, line);
+          } else {
+            hn::StoreU(x[w][b], d, line);
+          }
+        }
+      }
+    });
+    v += k;
+  }
+}
+#endif  // HWY_TARGET <= HWY_AVX3
+
+
+}  // namespace HWY_NAMESPACE
+}  // namespace randtensor
+HWY_AFTER_NAMESPACE();
+
+#endif  // RANDTENSOR_SRC_GENERATE_INL_H_ toggle guard

@@ -1,0 +1,73 @@
+// The one list of kernels. Every per-target table (kernels.cc), the per-kernel
+// tests (tests/kernels_test.cc) and the benchmarks expand these lists, so a
+// kernel cannot be added without being built for every target, tested and
+// measured.
+//
+// Generate kernels turn Philox blocks into elements of one type and
+// distribution, in registers, right after the rounds: X(kind, element type,
+// stream words per element). Adding a distribution or an output type adds a
+// line here and its conversion in generate-inl.h; the writer, tiling,
+// threads and stores need nothing new (docs/architecture.md).
+//
+// Move kernels place elements that were generated into L1 (copy, tile
+// transpose, scatter, reversed tile), keyed by element size alone:
+// X(size in bytes, unsigned type of that size).
+#ifndef RANDTENSOR_SRC_KERNEL_LIST_H_
+#define RANDTENSOR_SRC_KERNEL_LIST_H_
+
+#include <cstdint>
+
+#define RANDTENSOR_GENERATE_KERNELS(X) X(kBitsUint32, uint32_t, 1)
+
+#define RANDTENSOR_MOVE_SIZES(X) \
+  X(1, uint8_t)                  \
+  X(2, uint16_t)                 \
+  X(4, uint32_t)                 \
+  X(8, uint64_t)
+
+namespace randtensor {
+namespace detail {
+
+// What a generate kernel produces: one per line of RANDTENSOR_GENERATE_KERNELS.
+enum class GenerateKind : int {
+#define RANDTENSOR_KIND_ENUM(kind, type, words) kind,
+  RANDTENSOR_GENERATE_KERNELS(RANDTENSOR_KIND_ENUM)
+#undef RANDTENSOR_KIND_ENUM
+  kCount
+};
+constexpr int kGenerateKinds = static_cast<int>(GenerateKind::kCount);
+
+// Element sizes with move kernels: 1, 2, 4, 8 bytes, by log2.
+constexpr int kMoveSizes = 4;
+constexpr int MoveIndex(int element_size) {
+  return element_size == 1 ? 0 : element_size == 2 ? 1 : element_size == 4 ? 2 : 3;
+}
+
+// Bytes per element and stream words per element of each kind.
+constexpr int ElementBytes(GenerateKind kind) {
+  switch (kind) {
+#define RANDTENSOR_KIND_BYTES(kind, type, words) \
+  case GenerateKind::kind:                       \
+    return static_cast<int>(sizeof(type));
+    RANDTENSOR_GENERATE_KERNELS(RANDTENSOR_KIND_BYTES)
+#undef RANDTENSOR_KIND_BYTES
+    case GenerateKind::kCount: break;
+  }
+  return 0;
+}
+constexpr int WordsPerElement(GenerateKind kind) {
+  switch (kind) {
+#define RANDTENSOR_KIND_WORDS(kind, type, words) \
+  case GenerateKind::kind:                       \
+    return words;
+    RANDTENSOR_GENERATE_KERNELS(RANDTENSOR_KIND_WORDS)
+#undef RANDTENSOR_KIND_WORDS
+    case GenerateKind::kCount: break;
+  }
+  return 0;
+}
+
+}  // namespace detail
+}  // namespace randtensor
+
+#endif  // RANDTENSOR_SRC_KERNEL_LIST_H_

@@ -1,0 +1,62 @@
+// A fill, validated and planned once: what every entry point (native, C,
+// DLPack, DirectML, CLI, Python) builds and the writer executes.
+//
+// Each way in validates its own descriptor with its own field names
+// (AnalyzeLayout for the layout), then PlanFill binds the layout to memory,
+// the output state and the options, and ExecutePlan runs it. Nothing is
+// analyzed twice and nothing is written before the plan exists, so a call
+// that fails writes nothing.
+#ifndef RANDTENSOR_SRC_PLAN_H_
+#define RANDTENSOR_SRC_PLAN_H_
+
+#include <cstdint>
+
+#include "randtensor/fill.h"
+#include "randtensor/status.h"
+#include "src/kernel_list.h"
+#include "src/kernels.h"
+#include "src/layout.h"
+
+namespace randtensor {
+namespace detail {
+
+struct Plan {
+  // What each element is: the generate kernel's kind, the element's size in
+  // bytes and how many stream words it takes.
+  GenerateKind kind = GenerateKind::kBitsUint32;
+  int element_size = 4;
+  int words_per_element = 1;
+
+  // Where each element goes and which element of the stream it is (the
+  // stream map: layout.strides and layout.stream_strides, see layout.h).
+  Layout layout;
+  uint64_t stream_base = 0;  // stream index of element (0, ..., 0)
+  uint64_t stream_end = 0;   // one past the last stream element the fill owns
+  char* origin = nullptr;    // element (0, ..., 0)
+
+  // How: the kernels of the active target and the resolved store mode.
+  const KernelTable* kernels = nullptr;
+  bool streaming = false;
+  uint32_t threads = 1;        // resolved: at least 1
+  ParallelFor parallel_for;    // empty: the library's pool
+  uint64_t task_elements = 0;  // FillOptions::task_elements
+};
+
+// Binds a validated `layout` of `element_size`-byte elements whose element
+// (0, ..., 0) is at `data` to a buffer of `buffer_bytes` starting at the
+// lowest address any element maps to, an optional output state and the fill
+// options. Checks everything the layout alone could not (null or misaligned
+// data, address-space wrap, buffer size, offset overflow, overlap with the
+// output state, store mode, target). `names.data`-style wording is native.
+Status PlanFill(const Layout& layout, GenerateKind kind, void* data, uint64_t buffer_bytes,
+                const PhiloxState* out_state, const FillOptions& options, Plan* plan) noexcept;
+
+// Writes every element and then out_state (may be null or alias the input
+// state, which was read first). Never fails: PlanFill checked everything.
+void ExecutePlan(const Plan& plan, const PhiloxState& in_state, PhiloxState* out_state,
+                 FillInfo* info) noexcept;
+
+}  // namespace detail
+}  // namespace randtensor
+
+#endif  // RANDTENSOR_SRC_PLAN_H_

@@ -39,6 +39,7 @@ test_packages=(
   libbenchmark-dev                   # benchmarks (and their smoke test)
   librandom123-dev                   # Random123: the independent Philox reference in tests
   python3 python3-pytest             # the CLI's contract tests and the Python tests
+  python3-mpmath                     # tests/reference: exact normals for the distributions model
   python3-dev python3-numpy pybind11-dev   # the Python module
   libtestu01-0-dev                   # TestU01's SmallCrush in the suite (stats/); Debian non-free
 )

@@ -1,0 +1,385 @@
+"""Reference model of SPEC.md section 8 (profile `cuda`), exact, in pure Python.
+
+Every floating-point step is done on exact rationals (fractions.Fraction) and
+rounded once by this module's own round-to-nearest-even (`round_bits`), with
+subnormals, overflow to infinity and ties handled as IEEE-754 says. `fma(a, b, c)`
+is the exact a * b + c rounded once. Values are passed around as bit patterns
+(ints of the format's width).
+
+Normals: the Box-Muller formula is evaluated with mpmath at high precision (200
+bits) on the exact float `u` and `v`: `box_muller_f` / `box_muller_d` return those
+high-precision values ("the formula evaluated exactly"), and the output bits of a
+normal fill are that value rounded once to float / double (then through the fma with
+std and mean). A real implementation (cuRAND's, randtensor's) is not bit-exact with
+this; `ulp_diff` and `within_normal_tolerance` measure how close it is.
+
+Where PyTorch's CUDA code differs from the letter of SPEC.md section 8, `variant`
+chooses: "pytorch" (default: what torch 2.11 computes, proven on an H100 by
+gpu/compare.py) or "spec" (SPEC.md's text as written). See README.md.
+"""
+from fractions import Fraction
+
+import mpmath
+
+# name: (precision p incl. hidden bit, emin, emax, width)
+FORMATS = {
+    "float64": (53, -1022, 1023, 64),
+    "float32": (24, -126, 127, 32),
+    "float16": (11, -14, 15, 16),
+    "bfloat16": (8, -126, 127, 16),
+}
+F32, F64, F16, BF16 = "float32", "float64", "float16", "bfloat16"
+FLOAT_TYPES = (F32, F16, BF16, F64)
+INT_WIDTH = {"uint8": 8, "bool": 8, "int32": 32, "uint32": 32, "int64": 64}
+
+P32 = Fraction(1, 2**32)
+P53 = Fraction(1, 2**53)
+MP_PREC = 200
+
+
+class Inf(Exception):
+    pass
+
+
+# ------------------------------------------------------------------ rounding --
+def _floor_log2(a):
+    """floor(log2(a)) for a positive Fraction."""
+    e = a.numerator.bit_length() - a.denominator.bit_length()
+    if Fraction(2) ** e > a:
+        e -= 1
+    return e
+
+
+def round_bits(x, fmt, negative_zero=False):
+    """Bit pattern of the rational x rounded to nearest, ties to even, in fmt."""
+    p, emin, emax, width = FORMATS[fmt]
+    x = Fraction(x)
+    sign = 1 if (x < 0 or (x == 0 and negative_zero)) else 0
+    a = abs(x)
+    expbits = width - p
+    if a == 0:
+        return sign << (width - 1)
+    e = max(_floor_log2(a), emin)
+    q = e - (p - 1)  # quantum 2^q
+    m = a / Fraction(2) ** q
+    n = m.numerator // m.denominator
+    rem = m - n
+    if rem > Fraction(1, 2) or (rem == Fraction(1, 2) and n % 2 == 1):
+        n += 1
+    if n == 0:
+        return sign << (width - 1)
+    if n >= 2**p:  # carried into the next binade (n == 2^p, even)
+        n >>= 1
+        q += 1
+    if n < 2 ** (p - 1):  # subnormal
+        return (sign << (width - 1)) | n
+    big_e = q + p - 1
+    if big_e > emax:
+        return (sign << (width - 1)) | (((1 << expbits) - 1) << (p - 1))  # infinity
+    return (sign << (width - 1)) | ((big_e + emax) << (p - 1)) | (n - 2 ** (p - 1))
+
+
+def value(bits, fmt):
+    """The exact value (Fraction) of a finite bit pattern; raises Inf otherwise."""
+    p, emin, emax, width = FORMATS[fmt]
+    sign = -1 if bits >> (width - 1) & 1 else 1
+    ef = (bits >> (p - 1)) & ((1 << (width - p)) - 1)
+    man = bits & ((1 << (p - 1)) - 1)
+    if ef == (1 << (width - p)) - 1:
+        raise Inf(f"{fmt} {bits:#x} is not finite")
+    if ef == 0:
+        return sign * Fraction(man) * Fraction(2) ** (emin - p + 1)
+    return sign * Fraction(man + 2 ** (p - 1)) * Fraction(2) ** (ef - emax - p + 1)
+
+
+def is_negative(bits, fmt):
+    return bool(bits >> (FORMATS[fmt][3] - 1))
+
+
+def rnd(x, fmt):
+    """x rounded to fmt, as an exact Fraction."""
+    return value(round_bits(x, fmt), fmt)
+
+
+def convert(bits, src, dst):
+    """Bit pattern of the src value rounded once to dst (e.g. float32 -> float16 RNE)."""
+    return round_bits(value(bits, src), dst, negative_zero=is_negative(bits, src))
+
+
+def fma_bits(a_bits, b_bits, c_bits, fmt):
+    """IEEE fma(a, b, c) in fmt: exact a * b + c, one rounding; signed zeros as IEEE."""
+    a, b, c = value(a_bits, fmt), value(b_bits, fmt), value(c_bits, fmt)
+    exact = a * b + c
+    if exact == 0:
+        prod_neg = is_negative(a_bits, fmt) != is_negative(b_bits, fmt)
+        both_neg = (a * b == 0 and c == 0 and prod_neg and is_negative(c_bits, fmt))
+        return round_bits(0, fmt, negative_zero=both_neg)
+    return round_bits(exact, fmt)
+
+
+def float_of_uint(x, fmt):
+    """float(x) / double(x) of an unsigned integer: correctly rounded."""
+    return round_bits(Fraction(int(x)), fmt)
+
+
+def param_bits(x, fmt):
+    """A parameter (Python float, int or Fraction, i.e. a double or exact) rounded to fmt."""
+    neg0 = isinstance(x, float) and x == 0 and str(x).startswith("-")
+    return round_bits(Fraction(x), fmt, negative_zero=neg0)
+
+
+# --------------------------------------------------------------- constants ---
+TWO_PI_F = round_bits(Fraction("6.2831855"), F32)          # cuRAND's 6.2831855f
+P32_F = round_bits(P32, F32)                                # 2.3283064e-10f == 2^-32
+P32_2PI_F = round_bits(value(P32_F, F32) * value(TWO_PI_F, F32), F32)  # exact
+assert value(P32_F, F32) == P32
+assert value(P32_2PI_F, F32) == P32 * value(TWO_PI_F, F32)
+
+
+# ------------------------------------------------------- base conversions ----
+def u32(x):
+    """fma(float(x), P32, P32 / 2) in float: bit pattern of a float in (0, 1]."""
+    return fma_bits(float_of_uint(x, F32), P32_F, round_bits(P32 / 2, F32), F32)
+
+
+def _z53(a, b):
+    return (int(a) ^ (int(b) << 21)) & ((1 << 64) - 1)
+
+
+def u53(a, b):
+    """fma(double(a ^ (b << 21)), P53, P53 / 2) in double: bit pattern in (0, 1]."""
+    return fma_bits(float_of_uint(_z53(a, b), F64), round_bits(P53, F64), round_bits(P53 / 2, F64), F64)
+
+
+def v32(y):
+    """Box-Muller angle, float: fma(float(y), P32_2PI, P32_2PI / 2)."""
+    half = round_bits(value(P32_2PI_F, F32) / 2, F32)
+    return fma_bits(float_of_uint(y, F32), P32_2PI_F, half, F32)
+
+
+def v53(c, d):
+    """Box-Muller angle / pi, double: fma(double(c ^ (d << 21)), 2 * P53, P53)."""
+    return fma_bits(float_of_uint(_z53(c, d), F64), round_bits(2 * P53, F64), round_bits(P53, F64), F64)
+
+
+def _mpf(fr):
+    return mpmath.mpf(fr.numerator) / fr.denominator
+
+
+def mpf_to_fraction(x):
+    """The exact value of an mpmath mpf (all of its bits, whatever the working precision)."""
+    if isinstance(x, Fraction):
+        return x
+    if not isinstance(x, mpmath.mpf):
+        return Fraction(x)
+    sign, man, exp, _ = x._mpf_
+    if not man:
+        if exp:  # inf / nan
+            raise Inf(str(x))
+        return Fraction(0)
+    return (-1) ** sign * Fraction(man) * Fraction(2) ** exp
+
+
+def box_muller_f(x, y):
+    """(s * sin(v), s * cos(v)) as mpmath values at 200 bits, with u = u32(x),
+    v = v32(y), s = sqrt(-2 log u): the float Box-Muller evaluated exactly."""
+    u, v = value(u32(x), F32), value(v32(y), F32)
+    with mpmath.workprec(MP_PREC):
+        s = mpmath.sqrt(-2 * mpmath.log(_mpf(u)))
+        vv = _mpf(v)
+        return (s * mpmath.sin(vv), s * mpmath.cos(vv))
+
+
+def box_muller_d(a, b, c, d):
+    """(s * sin(pi v), s * cos(pi v)) at 200 bits with u = u53(a, b), v = v53(c, d)."""
+    u, v = value(u53(a, b), F64), value(v53(c, d), F64)
+    with mpmath.workprec(MP_PREC):
+        s = mpmath.sqrt(-2 * mpmath.log(_mpf(u)))
+        vv = _mpf(v)
+        return (s * mpmath.sinpi(vv), s * mpmath.cospi(vv))
+
+
+def _zero_sign_f(x, y, lane):
+    """Sign of the zero when s == 0 (u == 1): the sign of sin(v) / cos(v)."""
+    v = value(v32(y), F32)
+    with mpmath.workprec(MP_PREC):
+        t = mpmath.sin(_mpf(v)) if lane == 0 else mpmath.cos(_mpf(v))
+    return t < 0
+
+
+def round_mpf(x, fmt, negative_zero=False):
+    """Bit pattern of a high-precision mpmath value rounded to fmt."""
+    return round_bits(mpf_to_fraction(x), fmt, negative_zero=negative_zero)
+
+
+def box_muller_f_bits(x, y):
+    """The exact float Box-Muller pair, each rounded once to float."""
+    zs = box_muller_f(x, y)
+    return tuple(round_mpf(z, F32, negative_zero=(z == 0 and _zero_sign_f(x, y, i))) for i, z in enumerate(zs))
+
+
+def box_muller_d_bits(a, b, c, d):
+    zs = box_muller_d(a, b, c, d)
+    out = []
+    for i, z in enumerate(zs):
+        neg0 = False
+        if z == 0:
+            v = value(v53(c, d), F64)
+            with mpmath.workprec(MP_PREC):
+                t = mpmath.sinpi(_mpf(v)) if i == 0 else mpmath.cospi(_mpf(v))
+            neg0 = t < 0
+        out.append(round_mpf(z, F64, negative_zero=neg0))
+    return tuple(out)
+
+
+# --------------------------------------------------------- ulp measurement ---
+def ulp(x, fmt):
+    """ulp of fmt at the magnitude of x (an mpf or Fraction): 2^(max(e, emin) - p + 1)."""
+    p, emin, _, _ = FORMATS[fmt]
+    fr = mpf_to_fraction(x)
+    e = emin if fr == 0 else max(_floor_log2(abs(fr)), emin)
+    return Fraction(2) ** (e - p + 1)
+
+
+def ulp_diff(got, exact, fmt):
+    """|got - exact| in ulps of fmt at exact; got a Python float (or Fraction), exact an mpf."""
+    ex = mpf_to_fraction(exact)
+    return float(abs(Fraction(got) - ex) / ulp(ex, fmt))
+
+
+def abs_diff(got, exact):
+    return abs(Fraction(got) - mpf_to_fraction(exact))
+
+
+def within_normal_tolerance(got, exact, fmt):
+    """SPEC.md section 8's promise: float32 within 2 ulp or 2^-22, float64 within 4 ulp or 2^-50."""
+    ulps, absolute = (2, Fraction(1, 2**22)) if fmt == F32 else (4, Fraction(1, 2**50))
+    return ulp_diff(got, exact, fmt) <= ulps or abs_diff(got, exact) <= absolute
+
+
+# ------------------------------------------------------------ distributions ---
+def word_count(dist, dtype, params=(), variant="pytorch"):
+    if dist == "bits":
+        return 1
+    if dist in ("uniform", "normal", "bernoulli"):
+        return 2 if dtype == F64 else 1
+    if dist == "integers":
+        return 2 if wide_integers(params[0], params[1], variant) else 1
+    raise ValueError(dist)
+
+
+def wide_integers(low, high, variant="pytorch"):
+    """Whether integers(low, high) takes the two-word (64-bit) path. torch 2.11
+    (aten/src/ATen/native/cuda/DistributionTemplates.h random_from_to_kernel, non-FBCODE
+    branch): range >= 2^28, for every dtype. SPEC.md's text: range >= 2^32."""
+    r = high - low
+    return r >= (2**28 if variant == "pytorch" else 2**32)
+
+
+def _one_bits(dtype):
+    return {F32: 0x3F800000, F64: 0x3FF0000000000000, F16: 0x3C00, BF16: 0x3F80}.get(dtype, 1)
+
+
+def _int_out(v, dtype):
+    """static_cast<T>(int64 v) as a bit pattern of the output type."""
+    if dtype in (F32, F64):
+        return round_bits(Fraction(v), dtype)
+    if dtype in (F16, BF16):  # c10::Half / BFloat16 from an integer: via float, two roundings
+        return round_bits(rnd(Fraction(v), F32), dtype)
+    return v & ((1 << INT_WIDTH[dtype]) - 1)
+
+
+def _uniform_one(words, low, high, dtype, variant, fused):
+    if dtype == F64:
+        u, acc = u53(words[0], words[1]), F64
+    else:
+        u, acc = u32(words[0]), F32
+    if dtype in (F16, BF16) and variant == "pytorch":
+        # scalar_t from = static_cast<Half>(double) (through float), range = float(to - from)
+        # where Half - Half is computed in float and rounded to Half.
+        lo_t = round_bits(rnd(Fraction(low), F32), dtype)
+        hi_t = round_bits(rnd(Fraction(high), F32), dtype)
+        lo_a, hi_a = value(lo_t, dtype), value(hi_t, dtype)
+        range_a = rnd(rnd(hi_a - lo_a, F32), dtype)
+    else:
+        lo_a, hi_a = rnd(Fraction(low), acc), rnd(Fraction(high), acc)
+        range_a = rnd(hi_a - lo_a, acc)
+        lo_t = round_bits(lo_a, dtype)
+    uval = value(u, acc)
+    t = rnd(uval * range_a + lo_a, acc) if fused else rnd(rnd(uval * range_a, acc) + lo_a, acc)
+    t_bits = round_bits(t, dtype)
+    if dtype in (F16, BF16) and variant == "pytorch":
+        return lo_t if value(t_bits, dtype) == hi_a else t_bits
+    if dtype in (F16, BF16):  # SPEC text: t rounded to the output type, compared with H (a float)
+        return round_bits(lo_a, dtype) if value(t_bits, dtype) == hi_a else t_bits
+    return round_bits(lo_a, dtype) if t == hi_a else t_bits
+
+
+def normal_detail(state, k, n, mean, std, dtype):
+    """For normal(mean, std): per element (z_exact mpf, z bits rounded, output bits)."""
+    from philox_stream import stream_words
+    acc = F64 if dtype == F64 else F32
+    mean_b, std_b = param_bits(mean, acc), param_bits(std, acc)
+    out = []
+    cache = {}
+    for i in range(k, k + n):
+        p = i // 2
+        if p not in cache:
+            if acc == F32:
+                x, y = stream_words(state, 2 * p, 2)
+                zs = box_muller_f(x, y)
+                zb = box_muller_f_bits(x, y)
+            else:
+                ws = stream_words(state, 4 * p, 4)
+                zs = box_muller_d(*ws)
+                zb = box_muller_d_bits(*ws)
+            cache = {p: (zs, zb)}
+        zs, zb = cache[p]
+        z_exact, z_bits = zs[i % 2], zb[i % 2]
+        o = fma_bits(z_bits, std_b, mean_b, acc)
+        if dtype != acc:
+            o = convert(o, acc, dtype)
+        out.append((z_exact, z_bits, o))
+    return out
+
+
+def fill(state, k, n, dist, params, dtype, variant="pytorch", fused=True):
+    """Elements k .. k+n-1 of a fill: (list of output bit patterns, output state).
+
+    dist: "bits" (dtype uint32), "uniform" (low, high), "normal" (mean, std),
+    "bernoulli" (p,), "integers" (low, high). The output state is
+    C + ceil((k + n) * w / 4) (SPEC.md section 8)."""
+    from philox_stream import advance, stream_words
+    w = word_count(dist, dtype, params, variant)
+    end_blocks = -(-((k + n) * w) // 4)
+    out_state = advance(state, end_blocks)
+    if dist == "normal":
+        return [d[2] for d in normal_detail(state, k, n, params[0], params[1], dtype)], out_state
+    words = stream_words(state, w * k, w * n)
+    vals = []
+    for e in range(n):
+        ws = words[w * e:w * e + w]
+        if dist == "bits":
+            vals.append(ws[0])
+        elif dist == "uniform":
+            vals.append(_uniform_one(ws, params[0], params[1], dtype, variant, fused))
+        elif dist == "bernoulli":
+            p = params[0]
+            if dtype == F64:
+                hit = value(u53(ws[0], ws[1]), F64) < rnd(Fraction(p), F64)
+            else:
+                hit = value(u32(ws[0]), F32) < rnd(Fraction(p), F32)
+            vals.append(_one_bits(dtype) if hit else 0)
+        elif dist == "integers":
+            low, high = params
+            r = high - low
+            x = ((ws[0] << 32) | ws[1]) if w == 2 else ws[0]
+            vals.append(_int_out(low + x % r, dtype))
+        else:
+            raise ValueError(dist)
+    return vals, out_state
+
+
+def to_float(bits, fmt):
+    """A Python float of a bit pattern (exact for every format here)."""
+    return float(value(bits, fmt))

@@ -168,7 +168,7 @@ void BM_Fill(benchmark::State& state, std::string target, std::string layout, ui
     benchmark::ClobberMemory();
   }
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * shape.elements * 4);
-  randtensor::SetTarget("auto");
+  if (!randtensor::SetTarget("auto").ok()) state.SkipWithError("SetTarget(\"auto\")");
 }
 
 // A layout and the packed tensor of the same size, filled alternately: each
@@ -207,7 +207,7 @@ void BM_Paired(benchmark::State& state, std::string target, std::string layout, 
   std::sort(ratios.begin(), ratios.end());
   if (!ratios.empty()) state.counters["vs_packed"] = ratios[ratios.size() / 2];
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * shapes[1].elements * 4);
-  randtensor::SetTarget("auto");
+  if (!randtensor::SetTarget("auto").ok()) state.SkipWithError("SetTarget(\"auto\")");
 }
 
 // Runs fn(begin, end) over [0, n) split evenly across `threads` OpenMP threads.
@@ -263,11 +263,12 @@ void BM_Overhead(benchmark::State& state, std::string target) {
   options.threads = 1;
   PhiloxState s = PhiloxState::FromSeed(1);
   for (auto _ : state) {
-    randtensor::Fill(desc, out, sizeof(out), s, &s, options);
+    const Status status = randtensor::Fill(desc, out, sizeof(out), s, &s, options);
+    if (!status.ok()) return state.SkipWithError(status.message());
     benchmark::DoNotOptimize(out);
   }
   state.SetItemsProcessed(static_cast<int64_t>(state.iterations()));
-  randtensor::SetTarget("auto");
+  if (!randtensor::SetTarget("auto").ok()) state.SkipWithError("SetTarget(\"auto\")");
 }
 
 void RegisterAll() {

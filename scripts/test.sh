@@ -12,9 +12,10 @@ python=/usr/bin/python3
 [ -x "$python" ] || python="$(command -v python3)"
 
 # Every part ON: a missing dependency is a configure error, never a part
-# silently skipped (scripts/install-deps.sh test installs them all).
+# silently skipped (scripts/install-deps.sh test installs them all). Warnings
+# are errors here (RANDTENSOR_WERROR: randtensor's own targets only).
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DPython3_EXECUTABLE="$python" \
   -DRANDTENSOR_BUILD_TESTS=ON -DRANDTENSOR_BUILD_BENCHMARKS=ON \
-  -DRANDTENSOR_BUILD_PYTHON=ON -DRANDTENSOR_BUILD_STATS=ON
+  -DRANDTENSOR_BUILD_PYTHON=ON -DRANDTENSOR_BUILD_STATS=ON -DRANDTENSOR_WERROR=ON
 cmake --build "$build" -j "$jobs"
 ctest --test-dir "$build" --output-on-failure -j "$jobs"

@@ -29,6 +29,12 @@ enum class StatusCode : int32_t {
 // Stable lower-case name of a code ("invalid_argument", ...).
 RANDTENSOR_API const char* StatusCodeName(StatusCode code) noexcept;
 
+// [[nodiscard]]: a call whose Status is dropped is a compile warning; check it,
+// or cast to void with a comment saying why the result does not matter. (It is
+// on a declaration of its own: GCC accepts no standard attribute next to the
+// __attribute__ that RANDTENSOR_API expands to.)
+class [[nodiscard]] Status;
+
 class RANDTENSOR_API Status {
  public:
   static constexpr int kMaxMessage = 240;

@@ -1,7 +1,8 @@
 // What the fuzzer expects, computed without randtensor's own code.
 //
-// Values come from Random123 (librandom123-dev) with 128-bit counter
-// arithmetic done by the compiler's unsigned __int128; layouts are measured in
+// Values come from the tests' one oracle, tests/oracle.h (Random123's Philox
+// from librandom123-dev, 128-bit counter arithmetic done by the compiler's
+// unsigned __int128), which the C and C++ tests share; layouts are measured in
 // 128-bit integers and checked for overlap by brute force (a bitmap of the
 // span) when no nesting argument settles it. Each rule cites SPEC.md or the
 // public headers, and a model verdict is one of:
@@ -12,16 +13,16 @@
 #ifndef RANDTENSOR_FUZZ_MODEL_H_
 #define RANDTENSOR_FUZZ_MODEL_H_
 
-#include <Random123/philox.h>
-
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <vector>
 
+#include "tests/oracle.h"
+
 namespace rt_fuzz {
 
-__extension__ typedef unsigned __int128 u128;
+using u128 = rt_oracle_u128;
 __extension__ typedef __int128 i128;
 
 enum Verdict { kValid = 0, kEither = 1, kInvalid = 2 };
@@ -41,25 +42,17 @@ struct Judgement {
 
 // ------------------------------------------------------------------ values
 
+// oracle.h for one state, caching the last block (the fuzzer asks for the
+// elements of a layout in order).
 class Oracle {
  public:
-  explicit Oracle(const uint32_t state[6])
-      : counter_((u128{state[3]} << 96) | (u128{state[2]} << 64) | (u128{state[1]} << 32) |
-                 u128{state[0]}),
-        k0_(state[4]),
-        k1_(state[5]) {}
+  explicit Oracle(const uint32_t state[6]) { std::memcpy(state_, state, sizeof(state_)); }
 
   // Stream element `index` (128-bit: element_offset + e may pass 2^64).
   uint32_t Value(u128 index) {
     const u128 block = index >> 2;
     if (!cached_ || block != block_) {
-      const u128 c = counter_ + block;  // mod 2^128
-      r123::Philox4x32_R<10>::ctr_type ctr = {{static_cast<uint32_t>(c), static_cast<uint32_t>(c >> 32),
-                                               static_cast<uint32_t>(c >> 64),
-                                               static_cast<uint32_t>(c >> 96)}};
-      r123::Philox4x32_R<10>::key_type key = {{k0_, k1_}};
-      const r123::Philox4x32_R<10>::ctr_type r = r123::Philox4x32_R<10>()(ctr, key);
-      for (int i = 0; i < 4; ++i) words_[i] = r.v[i];
+      rt_oracle_block_of(state_, index, words_);
       block_ = block;
       cached_ = true;
     }
@@ -67,19 +60,10 @@ class Oracle {
   }
 
   // SPEC.md section 3: the output state after `elements` stream elements.
-  void OutState(u128 elements, uint32_t out[6]) const {
-    const u128 c = counter_ + (elements + 3) / 4;
-    out[0] = static_cast<uint32_t>(c);
-    out[1] = static_cast<uint32_t>(c >> 32);
-    out[2] = static_cast<uint32_t>(c >> 64);
-    out[3] = static_cast<uint32_t>(c >> 96);
-    out[4] = k0_;
-    out[5] = k1_;
-  }
+  void OutState(u128 elements, uint32_t out[6]) const { rt_oracle_advance(state_, elements, out); }
 
  private:
-  u128 counter_;
-  uint32_t k0_, k1_;
+  uint32_t state_[6];
   bool cached_ = false;
   u128 block_ = 0;
   uint32_t words_[4] = {};

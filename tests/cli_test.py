@@ -1,7 +1,8 @@
 """The randtensor command-line tool's contract, checked from outside.
 
 Runs the binary named by $RANDTENSOR_CLI. Expected values never come from the
-tool itself: they are SPEC.md's known answers or the small pure-Python
+tool itself: they are SPEC.md's known answers (read from
+data/known_answers.txt by known_answers.py) or the small pure-Python
 Philox4x32-10 below, which is first checked against SPEC.md's Random123
 vectors.
 
@@ -17,6 +18,8 @@ import struct
 import subprocess
 
 import pytest
+
+import known_answers
 
 MASK32 = 0xFFFFFFFF
 
@@ -100,31 +103,21 @@ def state_line(words):
     return "state: " + " ".join("0x%08x" % w for w in words)
 
 
-# SPEC.md section 6.
-RANDOM123_VECTORS = [
-    ([0, 0, 0, 0], [0, 0], [0x6627E8D5, 0xE169C58D, 0xBC57AC4C, 0x9B00DBD8]),
-    ([MASK32] * 4, [MASK32] * 2, [0x408F276D, 0x41C83B0E, 0xA20BC7C6, 0x6D5451FD]),
-    ([0x243F6A88, 0x85A308D3, 0x13198A2E, 0x03707344], [0xA4093822, 0x299F31D0],
-     [0xD16CFE09, 0x94FDCCEB, 0x5001E420, 0x24126EA1]),
-]
+KNOWN = known_answers.load()
 
-ZERO_STATE_TEN_VALUES = [0x6627E8D5, 0xE169C58D, 0xBC57AC4C, 0x9B00DBD8, 0xF8E4CCA4,
-                         0x5CB200DB, 0xB1A574EB, 0x097EFF67, 0x04FAA329, 0x51C732A6]
-WHOLE_OPERATOR_CASES = [
-    pytest.param([0, 0, 0, 0, 0, 0], 10, ZERO_STATE_TEN_VALUES, [3, 0, 0, 0, 0, 0], id="zero"),
-    pytest.param([MASK32, MASK32, MASK32, 0, 0xDEADBEEF, 0xCAFEF00D], 9,
-                 [0x736195ED, 0x3864AECC, 0x1C9D2FDD, 0xB42E9D22, 0xC2A06461, 0xF2E1C844,
-                  0x176E2AD9, 0xC1C2EC0E, 0x81CF5829],
-                 [2, 0, 0, 1, 0xDEADBEEF, 0xCAFEF00D], id="carry"),
-    pytest.param([MASK32] * 4 + [1, 2], 5,
-                 [0xCC4CAF1A, 0x6BC5454E, 0x4182E819, 0xD0AF8A46, 0x0598DE3A],
-                 [1, 0, 0, 0, 1, 2], id="wrap128"),
-]
+# SPEC.md section 6.
+RANDOM123_VECTORS = [pytest.param(v.counter, v.key, v.block, id=v.name)
+                     for v in KNOWN["block"].values()]
+ZERO_STATE_TEN_VALUES = KNOWN["fill"]["zero"].values
+ZERO_STATE_AFTER_TEN_LINE = state_line(KNOWN["fill"]["zero"].out_state)  # seed 0, 10 elements
+WHOLE_OPERATOR_CASES = [pytest.param(f.state, f.n, f.values, f.out_state, id=f.name)
+                        for f in KNOWN["fill"].values() if f.values]
 
 # The seed page's worked example, corrected by SPEC.md section 3.
-EXAMPLE_STATE = [0x74746C65, 0x6D536561, 0x6F46726F, 0x48656C6C, 0, 0]
-EXAMPLE_SIZES = [3, 3, 20, 7219]
-EXAMPLE_STATE_LINE = "state: 0x7479615c 0x6d536561 0x6f46726f 0x48656c6c 0x00000000 0x00000000"
+EXAMPLE = KNOWN["fill"]["directml_example"]
+EXAMPLE_STATE = EXAMPLE.state
+EXAMPLE_SIZES = EXAMPLE.sizes
+EXAMPLE_STATE_LINE = state_line(EXAMPLE.out_state)
 
 STATE_RE = re.compile(r"^state:( 0x[0-9a-f]{8}){6}$")
 GBPS_RE = re.compile(r"^GBps: (\S+)$")
@@ -219,7 +212,7 @@ def test_python_reference_matches_whole_operator_cases(state, n, values, out_sta
 
 
 def test_python_reference_worked_example_state():
-    assert state_line(advanced(EXAMPLE_STATE, 3 * 3 * 20 * 7219)) == EXAMPLE_STATE_LINE
+    assert state_line(advanced(EXAMPLE_STATE, EXAMPLE.n)) == EXAMPLE_STATE_LINE
 
 
 # ---------------------------------------------------------------------------
@@ -284,7 +277,8 @@ def test_worked_example_values(tmp_path):
     lines, data = generate_file(tmp_path, "ex.bin", "--sizes", csv(EXAMPLE_SIZES),
                                 "--state", words(EXAMPLE_STATE))
     assert lines == [EXAMPLE_STATE_LINE]
-    n = 3 * 3 * 20 * 7219
+    n = EXAMPLE.n
+    assert n == 3 * 3 * 20 * 7219
     assert len(data) == 4 * n
     for e in (0, 1, 2, 3, 4, 7218, 7219, 144379, 144380, n - 2, n - 1):
         assert struct.unpack_from("<I", data, 4 * e)[0] == element(EXAMPLE_STATE, e), e
@@ -302,14 +296,17 @@ def test_whole_operator_cases(tmp_path, state, n, values, out_state):
 
 
 def test_state_accepts_decimal_words():
-    lines = ok("generate", "--sizes", "9", "--state", "4294967295,4294967295,4294967295,0,"
-               "3735928559,3405705229")
-    assert lines == [state_line([2, 0, 0, 1, 0xDEADBEEF, 0xCAFEF00D])]
+    carry = KNOWN["fill"]["carry"]  # the words 4294967295,4294967295,4294967295,0,...
+    lines = ok("generate", "--sizes", str(carry.n), "--state",
+               ",".join(str(w) for w in carry.state))
+    assert lines == [state_line(carry.out_state)]
 
 
 def test_default_is_seed_zero(tmp_path):
+    zero = KNOWN["fill"]["zero"]
+    assert zero.state == [0] * 6 and zero.n == 10
     lines, data = generate_file(tmp_path, "a.bin", "--sizes", "10")
-    assert lines == [state_line([3, 0, 0, 0, 0, 0])]
+    assert lines == [ZERO_STATE_AFTER_TEN_LINE]
     assert data == struct.pack("<10I", *ZERO_STATE_TEN_VALUES)
 
 
@@ -420,7 +417,7 @@ def test_every_supported_target_gives_identical_files(tmp_path):
 
 def test_target_names_ignore_case(tmp_path):
     lines = ok("generate", "--sizes", "10", "--target", "scalar")
-    assert lines == [state_line([3, 0, 0, 0, 0, 0])]
+    assert lines == [ZERO_STATE_AFTER_TEN_LINE]
 
 
 # ---------------------------------------------------------------------------
@@ -468,7 +465,7 @@ def test_bad_environment_target_is_an_error(tmp_path):
 def test_target_option_overrides_bad_environment():
     lines = ok("generate", "--sizes", "10", "--target", "SCALAR",
                env={"RANDTENSOR_TARGET": "bogus"})
-    assert lines == [state_line([3, 0, 0, 0, 0, 0])]
+    assert lines == [ZERO_STATE_AFTER_TEN_LINE]
 
 
 # ---------------------------------------------------------------------------
@@ -685,7 +682,7 @@ def test_repeat_without_out():
 
 
 def test_equals_form():
-    assert ok("generate", "--sizes=10", "--seed=0") == [state_line([3, 0, 0, 0, 0, 0])]
+    assert ok("generate", "--sizes=10", "--seed=0") == [ZERO_STATE_AFTER_TEN_LINE]
 
 
 @pytest.mark.parametrize("args", [["--help"], ["-h"], ["generate", "--help"]])

@@ -103,13 +103,13 @@ class DmlCall {
     validation::ExpectedImage expected({&in_mem, &out_mem, &os_mem});
     const std::vector<int64_t> wide = Widen(sizes);
     const validation::Span span = validation::BruteForceSpan(
-        wide, strides.empty() ? validation::PackedStrides(wide) : Widen(strides));
+        wide, strides.empty() ? rt_test::PackedStrides(wide) : Widen(strides));
     for (size_t e = 0; e < span.offsets.size(); ++e) {
-      const uint32_t v = validation::OracleElement(state, e);
+      const uint32_t v = rt_test::OracleValue(state, e);
       expected.Put(static_cast<uint8_t*>(out_bind.Data) + span.offsets[e] * 4, &v, 4);
     }
     if (os_binding != nullptr) {
-      const PhiloxState next = validation::OracleAdvance(state, span.offsets.size());
+      const PhiloxState next = rt_test::ExpectedOutState(state, span.offsets.size());
       expected.Put(os_bind.Data, &next, sizeof(next));
     }
     const testing::AssertionResult ok = validation::Accepts([this] { return Run(); }, quiet);
@@ -669,10 +669,10 @@ TEST(DirectMlValid, InPlaceStateGivesTheKnownAnswer) {
   call.os_bind.Data = call.in_bind.Data;
   ASSERT_TRUE(validation::Accepts([&] { return call.Run(); }));
   const uint32_t* out = static_cast<const uint32_t*>(call.out_bind.Data);
-  for (int i = 0; i < 10; ++i) EXPECT_EQ(out[i], validation::kZeroStateValues[i]) << i;
+  for (int i = 0; i < 10; ++i) EXPECT_EQ(out[i], rt_test::ZeroStateValues().at(i)) << i;
   const uint32_t* state = static_cast<const uint32_t*>(call.in_bind.Data);
-  const uint32_t expected_state[6] = {3, 0, 0, 0, 0, 0};
-  for (int i = 0; i < 6; ++i) EXPECT_EQ(state[i], expected_state[i]) << i;
+  const PhiloxState& expected_state = rt_test::Known().Fill("zero").out;
+  for (int i = 0; i < 6; ++i) EXPECT_EQ(state[i], expected_state.words[i]) << i;
 }
 
 // Input and output state partly overlapping: all six input words are read first.
@@ -694,7 +694,7 @@ TEST(DirectMlValid, InputStateInsideTheOutput) {
   call.SetInputState(PhiloxState{});
   ASSERT_TRUE(validation::Accepts([&] { return call.Run(); }));
   const uint32_t* out = static_cast<const uint32_t*>(call.out_bind.Data);
-  for (int i = 0; i < 10; ++i) EXPECT_EQ(out[i], validation::kZeroStateValues[i]) << i;
+  for (int i = 0; i < 10; ++i) EXPECT_EQ(out[i], rt_test::ZeroStateValues().at(i)) << i;
   const uint32_t* state = reinterpret_cast<const uint32_t*>(call.os_mem.data());
   EXPECT_EQ(state[0], 3u);
   for (int i = 1; i < 6; ++i) EXPECT_EQ(state[i], 0u) << i;

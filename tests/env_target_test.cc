@@ -103,7 +103,7 @@ struct Placed {
 
   explicit Placed(const FillCase& c)
       : span(validation::BruteForceSpan(
-            c.sizes, c.strides.empty() ? validation::PackedStrides(c.sizes) : c.strides)) {
+            c.sizes, c.strides.empty() ? rt_test::PackedStrides(c.sizes) : c.strides)) {
     data = buffer.data() - span.low * 4;
     bytes = static_cast<uint64_t>(span.high - span.low + 1) * 4;
   }
@@ -178,11 +178,11 @@ void ExpectFillRuns(const FillCase& c, const TargetInfo& target) {
   validation::ExpectedImage expected({&p.buffer, &p.state});
   const PhiloxState zero{};
   for (size_t e = 0; e < p.span.offsets.size(); ++e) {
-    const uint32_t v = validation::OracleElement(zero, c.options.element_offset + e);
+    const uint32_t v = rt_test::OracleValue(zero, c.options.element_offset + e);
     expected.Put(p.data + p.span.offsets[e] * 4, &v, 4);
   }
   const PhiloxState next =
-      validation::OracleAdvance(zero, c.options.element_offset + p.span.offsets.size());
+      rt_test::ExpectedOutState(zero, c.options.element_offset + p.span.offsets.size());
   expected.Put(p.out_state(), &next, sizeof(next));
   ASSERT_TRUE(validation::Accepts([&] { return p.Run(with_info); }));
   EXPECT_STREQ(info.target, target.name) << "FillInfo::target: the kernel that really ran";
@@ -191,7 +191,7 @@ void ExpectFillRuns(const FillCase& c, const TargetInfo& target) {
   if (c.options.element_offset == 0 && c.strides.empty()) {
     const uint32_t* values = reinterpret_cast<const uint32_t*>(p.data);
     for (int i = 0; i < 10; ++i) {
-      EXPECT_EQ(values[i], validation::kZeroStateValues[i]) << "known answer, element " << i;
+      EXPECT_EQ(values[i], rt_test::ZeroStateValues().at(i)) << "known answer, element " << i;
     }
   }
 }

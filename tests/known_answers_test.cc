@@ -1,10 +1,13 @@
-// Known answers: SPEC.md section 6 and the corrected seed example of section 3,
-// counter carries and wraps, state arithmetic, element offsets, empty and
-// rank-0 tensors. Expected values are literals from SPEC.md or hand-computed
-// counters, or come from the oracle in test_util.h (Random123).
+// Known answers: SPEC.md section 6, the corrected seed example of section 3
+// and C++26's philox4x32 check value of section 7 (all read from
+// data/known_answers.txt), counter carries and wraps, state arithmetic,
+// element offsets, empty and rank-0 tensors. Expected values come from the
+// known-answer file, hand-computed counters, or the oracle (oracle.h).
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
+#include <stdexcept>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -25,72 +28,79 @@ using rt_test::Shape;
 
 // ------------------------------------------------------------- Philox blocks
 
-struct BlockVector {
+using rt_test::KnownBlock;
+using rt_test::KnownFill;
+
+// The inputs of SPEC.md section 6's Random123 vectors, run through the
+// library's Philox at compile time: a constexpr initializer that fails to be a
+// constant expression does not compile. The results are checked against the
+// known-answer file at run time, below.
+struct CompileTimeBlock {
   Counter128 ctr;
   PhiloxKey key;
   PhiloxBlock out;
 };
 
-// SPEC.md section 6, Random123's own vectors.
-constexpr BlockVector kBlockVectors[] = {
-    {{{0, 0, 0, 0}}, {{0, 0}}, {{0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8}}},
-    {{{0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff}},
-     {{0xffffffff, 0xffffffff}},
-     {{0x408f276d, 0x41c83b0e, 0xa20bc7c6, 0x6d5451fd}}},
-    {{{0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344}},
-     {{0xa4093822, 0x299f31d0}},
-     {{0xd16cfe09, 0x94fdcceb, 0x5001e420, 0x24126ea1}}},
-};
-
-constexpr bool BlockMatches(const BlockVector& v) {
-  const PhiloxBlock b = randtensor::philox::Block(v.ctr, v.key);
-  return b.v[0] == v.out.v[0] && b.v[1] == v.out.v[1] && b.v[2] == v.out.v[2] &&
-         b.v[3] == v.out.v[3];
+constexpr CompileTimeBlock AtCompileTime(Counter128 ctr, PhiloxKey key) {
+  return {ctr, key, randtensor::philox::Block(ctr, key)};
 }
 
-static_assert(BlockMatches(kBlockVectors[0]), "Philox(0, 0) at compile time");
-static_assert(BlockMatches(kBlockVectors[1]), "Philox(~0, ~0) at compile time");
-static_assert(BlockMatches(kBlockVectors[2]), "Philox(pi digits) at compile time");
+constexpr uint32_t kOnes = 0xffffffffu;
+constexpr CompileTimeBlock kCompileTimeBlocks[] = {
+    AtCompileTime({{0, 0, 0, 0}}, {{0, 0}}),
+    AtCompileTime({{kOnes, kOnes, kOnes, kOnes}}, {{kOnes, kOnes}}),
+    AtCompileTime({{0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344}}, {{0xa4093822, 0x299f31d0}}),
+};
 
 TEST(KnownAnswers, PhiloxBlockMatchesRandom123Vectors) {
-  for (const BlockVector& v : kBlockVectors) {
-    const PhiloxBlock b = randtensor::philox::Block(v.ctr, v.key);
+  const std::vector<KnownBlock>& vectors = rt_test::Known().blocks;
+  ASSERT_EQ(vectors.size(), 3u) << "SPEC.md section 6 has three Random123 vectors";
+  for (const KnownBlock& v : vectors) {
+    const PhiloxBlock b = randtensor::philox::Block(
+        Counter128{{v.counter[0], v.counter[1], v.counter[2], v.counter[3]}},
+        PhiloxKey{{v.k0, v.k1}});
     for (int i = 0; i < 4; ++i) {
-      EXPECT_EQ(b.v[i], v.out.v[i]) << "word " << i << " of vector for counter "
-                                    << rt_test::Hex(v.ctr.w[0]);
+      EXPECT_EQ(b.v[i], v.block[i]) << "word " << i << " of vector " << v.name;
+    }
+  }
+  // The same at compile time: each compile-time input is one of the file's.
+  for (const CompileTimeBlock& c : kCompileTimeBlocks) {
+    const KnownBlock* match = nullptr;
+    for (const KnownBlock& v : vectors) {
+      if (std::equal(v.counter.begin(), v.counter.end(), c.ctr.w) && v.k0 == c.key.k[0] &&
+          v.k1 == c.key.k[1]) {
+        match = &v;
+      }
+    }
+    ASSERT_NE(match, nullptr) << "no vector for counter " << rt_test::Hex(c.ctr.w[0]);
+    for (int i = 0; i < 4; ++i) {
+      EXPECT_EQ(c.out.v[i], match->block[i]) << "compile time, word " << i << " of vector "
+                                             << match->name;
     }
   }
 }
 
 // The oracle's source agrees with SPEC.md too (otherwise every oracle test is moot).
 TEST(KnownAnswers, Random123ItselfMatchesSpecVectors) {
-  for (const BlockVector& v : kBlockVectors) {
-    const std::array<uint32_t, 4> b = rt_test::R123Block(v.ctr.w, v.key.k[0], v.key.k[1]);
-    for (int i = 0; i < 4; ++i) EXPECT_EQ(b[i], v.out.v[i]) << "word " << i;
+  const std::vector<KnownBlock>& vectors = rt_test::Known().blocks;
+  ASSERT_EQ(vectors.size(), 3u);
+  for (const KnownBlock& v : vectors) {
+    const std::array<uint32_t, 4> b = rt_test::R123Block(v.counter.data(), v.k0, v.k1);
+    for (int i = 0; i < 4; ++i) EXPECT_EQ(b[i], v.block[i]) << "word " << i << " of " << v.name;
   }
 }
 
 // ------------------------------------------------------------- whole operator
 
-struct OperatorCase {
-  PhiloxState in;
-  std::vector<uint32_t> values;
-  PhiloxState out;
-};
-
-const OperatorCase kOperatorCases[] = {
-    {{{0, 0, 0, 0, 0, 0}},
-     {0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8, 0xf8e4cca4, 0x5cb200db, 0xb1a574eb,
-      0x097eff67, 0x04faa329, 0x51c732a6},
-     {{0x00000003, 0, 0, 0, 0, 0}}},
-    {{{0xffffffff, 0xffffffff, 0xffffffff, 0, 0xdeadbeef, 0xcafef00d}},
-     {0x736195ed, 0x3864aecc, 0x1c9d2fdd, 0xb42e9d22, 0xc2a06461, 0xf2e1c844, 0x176e2ad9,
-      0xc1c2ec0e, 0x81cf5829},
-     {{0x00000002, 0, 0, 0x00000001, 0xdeadbeef, 0xcafef00d}}},
-    {{{0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 1, 2}},  // 128-bit wrap
-     {0xcc4caf1a, 0x6bc5454e, 0x4182e819, 0xd0af8a46, 0x0598de3a},
-     {{0x00000001, 0, 0, 0, 1, 2}}},
-};
+// SPEC.md section 6's whole-operator cases (zero, carry, wrap128), from the file.
+const std::vector<KnownFill>& OperatorCases() {
+  static const std::vector<KnownFill> cases = [] {
+    std::vector<KnownFill> all = rt_test::Known().FillsWithValues();
+    if (all.size() != 3) throw std::runtime_error("expected SPEC.md's three whole-operator cases");
+    return all;
+  }();
+  return cases;
+}
 
 // Option sets every known answer must survive: inline, tiny tiles on threads,
 // streaming stores.
@@ -116,7 +126,7 @@ std::vector<FillCase> OptionVariants(const Shape& shape, const PhiloxState& stat
 
 TEST(KnownAnswers, WholeOperatorCasesOnEveryTarget) {
   rt_test::ForEachSupportedTarget([](const randtensor::TargetInfo&) {
-    for (const OperatorCase& k : kOperatorCases) {
+    for (const KnownFill& k : OperatorCases()) {
       const Shape shape{{static_cast<int64_t>(k.values.size())}, {}};
       for (const FillCase& c : OptionVariants(shape, k.in)) {
         rt_test::FillResult r;
@@ -131,17 +141,36 @@ TEST(KnownAnswers, WholeOperatorCasesOnEveryTarget) {
 
 // SPEC.md section 3: the seed page's example, with the erratum corrected.
 TEST(KnownAnswers, SeedExampleAdvancesByCeilNOver4) {
+  const KnownFill& k = rt_test::Known().Fill("directml_example");
   FillCase c;
-  c.shape = Shape{{3, 3, 20, 7219}, {}};
-  c.state = PhiloxState{{0x74746c65, 0x6d536561, 0x6f46726f, 0x48656c6c, 0x5eed5eed, 0x0}};
+  c.shape = Shape{k.sizes, {}};
+  c.state = k.in;
+  c.state.words[4] = 0x5eed5eed;  // a key of its own: carried through unchanged
   c.threads = 2;
   ASSERT_EQ(rt_test::ElementCount(c.shape.sizes), 1299420u);
   rt_test::FillResult r;
   EXPECT_TRUE(rt_test::CheckFill(c, &r));
-  const PhiloxState want{{0x7479615c, 0x6d536561, 0x6f46726f, 0x48656c6c, 0x5eed5eed, 0x0}};
+  PhiloxState want = k.out;
+  want.words[4] = c.state.words[4];
   EXPECT_TRUE(rt_test::StatesEqual(r.out_state, want));
-  EXPECT_NE(r.out_state.words[0], 0x746f776eu) << "the seed page's erroneous value";
+  // The seed page's erroneous value is the counter minus ceil(N / 4).
+  EXPECT_NE(r.out_state.words[0], c.state.words[0] - 324855u) << "the seed page's erroneous value";
   EXPECT_EQ(r.out_state.words[0] - c.state.words[0], 324855u);
+}
+
+// SPEC.md section 7: C++26's std::philox4x32 is state {0, 0, 0, 0, seed, 0},
+// and its 10000th call with the default seed (the standard's check value) is
+// element 9999.
+TEST(KnownAnswers, Cpp26Philox4x32CheckValue) {
+  const rt_test::KnownElement& k = rt_test::Known().Element("cpp26_philox4x32_10000th");
+  EXPECT_EQ(rt_test::OracleValue(k.state, k.index), k.value) << "the oracle";
+  EXPECT_EQ(randtensor::philox::Element(k.state, k.index), k.value) << "philox::Element";
+  FillCase c;
+  c.shape = Shape{{static_cast<int64_t>(k.index) + 1}, {}};
+  c.state = k.state;
+  rt_test::FillResult r;
+  EXPECT_TRUE(rt_test::CheckFill(c, &r));
+  EXPECT_EQ(rt_test::ReadLogical(r, c.shape).back(), k.value) << "Fill";
 }
 
 // ------------------------------------------------------------- carries
@@ -266,7 +295,7 @@ TEST(KnownAnswers, AdvanceIsCeilOfElementsOverFour) {
 
 TEST(KnownAnswers, InPlaceStateUpdate) {
   rt_test::ForEachSupportedTarget([](const randtensor::TargetInfo&) {
-    const OperatorCase& k = kOperatorCases[1];
+    const KnownFill& k = rt_test::Known().Fill("carry");
     PhiloxState state = k.in;
     std::vector<uint32_t> out(k.values.size(), 0);
     const Shape shape{{static_cast<int64_t>(out.size())}, {}};
@@ -279,7 +308,7 @@ TEST(KnownAnswers, InPlaceStateUpdate) {
 }
 
 TEST(KnownAnswers, NullOutStateIsAllowed) {
-  const OperatorCase& k = kOperatorCases[0];
+  const KnownFill& k = rt_test::Known().Fill("zero");
   std::vector<uint32_t> out(k.values.size(), 0);
   const Shape shape{{static_cast<int64_t>(out.size())}, {}};
   ASSERT_TRUE(
@@ -380,12 +409,12 @@ TEST(KnownAnswers, RankZeroHoldsOneElement) {
     for (uint64_t offset : {0, 1, 3, 4, 6}) {
       FillCase c;
       c.shape = Shape{};  // rank 0
-      c.state = kOperatorCases[0].in;
+      c.state = rt_test::Known().Fill("zero").in;
       c.element_offset = offset;
       rt_test::FillResult r;
       EXPECT_TRUE(rt_test::CheckFill(c, &r));
       EXPECT_EQ(r.words[static_cast<size_t>(r.origin)],
-                kOperatorCases[0].values[static_cast<size_t>(offset)]);
+                rt_test::Known().Fill("zero").values.at(static_cast<size_t>(offset)));
     }
   });
 }

@@ -163,7 +163,7 @@ class TargetTest : public ::testing::TestWithParam<TargetParam> {
     ASSERT_TRUE(status.ok()) << status.message();
   }
   void TearDown() override { ASSERT_TRUE(randtensor::SetTarget("auto").ok()); }
-  static void TearDownTestSuite() { randtensor::SetTarget("auto"); }
+  static void TearDownTestSuite() { EXPECT_TRUE(randtensor::SetTarget("auto").ok()); }
 
   static const TargetInfo& target() { return GetParam().info; }
 

@@ -1,15 +1,15 @@
-// Test helpers: an independent oracle and the plumbing to compare fills with it.
+// Test helpers: the oracle's C++ face, the known answers, and the plumbing
+// to compare fills with them.
 //
-// Nothing here calls randtensor's philox.h arithmetic. Values come from
-// Random123 (librandom123-dev), counters are added with the compiler's
-// unsigned 128-bit integers, and the oracle places values one element at a
-// time with the plainest loop there is: for every logical element e (row-major,
-// last dimension fastest), offset = sum_d idx[d] * stride[d], value = word
+// Expected values come from oracle.h (Random123's Philox and the compiler's
+// 128-bit integers, no randtensor code) and from the known-answer file
+// (known_answers.h); the oracle places values one element at a time with the
+// plainest loop there is: for every logical element e (row-major, last
+// dimension fastest), offset = sum_d idx[d] * stride[d], value = word
 // (off + e) % 4 of Philox(C + (off + e) / 4, key).
 #ifndef RANDTENSOR_TESTS_TEST_UTIL_H_
 #define RANDTENSOR_TESTS_TEST_UTIL_H_
 
-#include <Random123/philox.h>
 #include <gtest/gtest.h>
 
 #include <array>
@@ -18,9 +18,12 @@
 #include <cstring>
 #include <random>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "known_answers.h"
+#include "oracle.h"
 #include "randtensor/fill.h"
 #include "randtensor/philox.h"
 #include "randtensor/status.h"
@@ -33,28 +36,31 @@ using randtensor::FillOptions;
 using randtensor::PhiloxState;
 using randtensor::StoreMode;
 
-__extension__ typedef unsigned __int128 u128;
+using u128 = rt_oracle_u128;
 
-// ------------------------------------------------------------ 128-bit words
+// ------------------------------------------------------------- the oracle
+// Thin adaptors from oracle.h's word arrays to the library's state type.
 
-inline u128 ToU128(const uint32_t w[4]) {
-  return (u128{w[3]} << 96) | (u128{w[2]} << 64) | (u128{w[1]} << 32) | u128{w[0]};
-}
+inline u128 ToU128(const uint32_t w[4]) { return rt_oracle_counter(w); }
 
 inline std::array<uint32_t, 4> FromU128(u128 v) {
-  return {static_cast<uint32_t>(v), static_cast<uint32_t>(v >> 32),
-          static_cast<uint32_t>(v >> 64), static_cast<uint32_t>(v >> 96)};
+  std::array<uint32_t, 4> w;
+  rt_oracle_counter_words(v, w.data());
+  return w;
 }
 
 // The state whose counter is `state`'s plus `blocks` (mod 2^128), key copied.
 inline PhiloxState StatePlusBlocks(const PhiloxState& state, u128 blocks) {
-  const std::array<uint32_t, 4> c = FromU128(ToU128(state.words) + blocks);
-  return PhiloxState{{c[0], c[1], c[2], c[3], state.words[4], state.words[5]}};
+  PhiloxState out;
+  rt_oracle_plus_blocks(state.words, blocks, out.words);
+  return out;
 }
 
 // The output state after consuming `elements` elements: C + ceil(elements / 4).
 inline PhiloxState ExpectedOutState(const PhiloxState& state, u128 elements) {
-  return StatePlusBlocks(state, (elements + 3) / 4);
+  PhiloxState out;
+  rt_oracle_advance(state.words, elements, out.words);
+  return out;
 }
 
 inline std::string Hex(uint32_t v) {
@@ -78,21 +84,119 @@ inline ::testing::AssertionResult StatesEqual(const PhiloxState& actual,
                                        << StateString(expected);
 }
 
-// ------------------------------------------------------------- Random123
-
 // philox4x32_R(10, ctr, key) from Random123.
 inline std::array<uint32_t, 4> R123Block(const uint32_t ctr[4], uint32_t k0, uint32_t k1) {
-  r123::Philox4x32_R<10>::ctr_type c = {{ctr[0], ctr[1], ctr[2], ctr[3]}};
-  r123::Philox4x32_R<10>::key_type k = {{k0, k1}};
-  const r123::Philox4x32_R<10>::ctr_type r = r123::Philox4x32_R<10>()(c, k);
-  return {r.v[0], r.v[1], r.v[2], r.v[3]};
+  std::array<uint32_t, 4> out;
+  rt_oracle_block(ctr, k0, k1, out.data());
+  return out;
 }
 
 // Element `e` of the stream that starts at `state`.
-inline uint32_t OracleValue(const PhiloxState& state, uint64_t e) {
-  const std::array<uint32_t, 4> ctr = FromU128(ToU128(state.words) + e / 4);
-  return R123Block(ctr.data(), state.words[4], state.words[5])[e % 4];
+inline uint32_t OracleValue(const PhiloxState& state, u128 e) {
+  return rt_oracle_element(state.words, e);
 }
+
+// ------------------------------------------------------------- known answers
+// tests/data/known_answers.txt, whose path the build passes in
+// RANDTENSOR_TEST_KNOWN_ANSWERS. Known() throws std::runtime_error (a failure
+// of the test that asked) when the file cannot be read or parsed, or lacks a
+// record a test asks for.
+
+struct KnownBlock {
+  std::string name;
+  std::array<uint32_t, 4> counter;
+  uint32_t k0 = 0, k1 = 0;
+  std::array<uint32_t, 4> block;
+};
+
+struct KnownFill {
+  std::string name;
+  PhiloxState in;
+  std::vector<int64_t> sizes;
+  uint64_t count = 0;            // product of sizes
+  std::vector<uint32_t> values;  // all `count` values, or none
+  PhiloxState out;
+};
+
+struct KnownElement {
+  std::string name;
+  PhiloxState state;
+  uint64_t index = 0;
+  uint32_t value = 0;
+};
+
+struct KnownAnswers {
+  std::vector<KnownBlock> blocks;
+  std::vector<KnownFill> fills;  // in file order
+  std::vector<KnownElement> elements;
+
+  template <class T>
+  static const T& Named(const std::vector<T>& all, const std::string& name, const char* kind) {
+    for (const T& r : all) {
+      if (r.name == name) return r;
+    }
+    throw std::runtime_error(std::string("the known-answer file has no ") + kind + " record \"" +
+                             name + "\"");
+  }
+  const KnownBlock& Block(const std::string& name) const { return Named(blocks, name, "block"); }
+  const KnownFill& Fill(const std::string& name) const { return Named(fills, name, "fill"); }
+  const KnownElement& Element(const std::string& name) const {
+    return Named(elements, name, "element");
+  }
+  // The fills that list their values (SPEC.md section 6's whole-operator cases).
+  std::vector<KnownFill> FillsWithValues() const {
+    std::vector<KnownFill> out;
+    for (const KnownFill& f : fills) {
+      if (!f.values.empty()) out.push_back(f);
+    }
+    return out;
+  }
+};
+
+inline KnownAnswers LoadKnownAnswers(const char* path) {
+  static rt_known_answers raw;  // large: not on the stack
+  if (!rt_ka_load(path, &raw)) throw std::runtime_error(raw.error);
+  KnownAnswers out;
+  for (int i = 0; i < raw.count; ++i) {
+    const rt_ka_record& r = raw.records[i];
+    PhiloxState state;
+    std::memcpy(state.words, r.in, sizeof(state.words));
+    switch (r.kind) {
+      case RT_KA_BLOCK:
+        out.blocks.push_back({r.name, {{r.in[0], r.in[1], r.in[2], r.in[3]}}, r.in[4], r.in[5],
+                              {{r.values[0], r.values[1], r.values[2], r.values[3]}}});
+        break;
+      case RT_KA_FILL: {
+        KnownFill f;
+        f.name = r.name;
+        f.in = state;
+        f.sizes.assign(r.sizes, r.sizes + r.rank);
+        f.count = r.count;
+        f.values.assign(r.values, r.values + r.value_count);
+        std::memcpy(f.out.words, r.out, sizeof(f.out.words));
+        out.fills.push_back(f);
+        break;
+      }
+      case RT_KA_ELEMENT:
+        out.elements.push_back({r.name, state, r.index, r.values[0]});
+        break;
+    }
+  }
+  return out;
+}
+
+#ifndef RANDTENSOR_TEST_KNOWN_ANSWERS
+#error "the build must define RANDTENSOR_TEST_KNOWN_ANSWERS (the known-answer file's path)"
+#endif
+
+// The file, read once.
+inline const KnownAnswers& Known() {
+  static const KnownAnswers known = LoadKnownAnswers(RANDTENSOR_TEST_KNOWN_ANSWERS);
+  return known;
+}
+
+// SPEC.md section 6's first whole-operator case: the zero state's first ten values.
+inline const std::vector<uint32_t>& ZeroStateValues() { return Known().Fill("zero").values; }
 
 // ------------------------------------------------------------- layouts
 

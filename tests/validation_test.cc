@@ -106,16 +106,16 @@ class NativeCall {
   testing::AssertionResult AcceptsAndFills(bool quiet = true) {
     const PhiloxState state = *in_state;  // read before the call: may be in place
     validation::ExpectedImage expected({&buffer, &state_mem});
-    const std::vector<int64_t> st = strides.empty() ? validation::PackedStrides(sizes) : strides;
+    const std::vector<int64_t> st = strides.empty() ? rt_test::PackedStrides(sizes) : strides;
     const validation::Span span = validation::BruteForceSpan(
         std::vector<int64_t>(sizes.begin(), sizes.begin() + desc.rank), st);
     for (size_t e = 0; e < span.offsets.size(); ++e) {
-      const uint32_t v = validation::OracleElement(state, options.element_offset + e);
+      const uint32_t v = rt_test::OracleValue(state, options.element_offset + e);
       expected.Put(Bytes(data) + span.offsets[e] * 4, &v, 4);
     }
     if (out_state != nullptr) {
       const PhiloxState next =
-          validation::OracleAdvance(state, options.element_offset + span.offsets.size());
+          rt_test::ExpectedOutState(state, options.element_offset + span.offsets.size());
       expected.Put(out_state, &next, sizeof(next));
     }
     const testing::AssertionResult ok = validation::Accepts([this] { return Run(); }, quiet);
@@ -139,31 +139,17 @@ class NativeCall {
   FillOptions options;
 };
 
-// The tests' own oracle against SPEC.md section 6 (whole-operator cases).
+// The tests' own oracle against SPEC.md section 6 (whole-operator cases, from
+// the known-answer file).
 TEST(NativeValidationOracle, MatchesTheSpecKnownAnswers) {
-  struct Row {
-    PhiloxState state;
-    std::vector<uint32_t> values;
-    PhiloxState next;
-  };
-  const Row rows[] = {
-      {PhiloxState{},
-       std::vector<uint32_t>(validation::kZeroStateValues, validation::kZeroStateValues + 10),
-       {{3, 0, 0, 0, 0, 0}}},
-      {{{0xffffffff, 0xffffffff, 0xffffffff, 0, 0xdeadbeef, 0xcafef00d}},
-       {0x736195ed, 0x3864aecc, 0x1c9d2fdd, 0xb42e9d22, 0xc2a06461, 0xf2e1c844, 0x176e2ad9,
-        0xc1c2ec0e, 0x81cf5829},
-       {{2, 0, 0, 1, 0xdeadbeef, 0xcafef00d}}},
-      {{{0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 1, 2}},
-       {0xcc4caf1a, 0x6bc5454e, 0x4182e819, 0xd0af8a46, 0x0598de3a},
-       {{1, 0, 0, 0, 1, 2}}},
-  };
-  for (const Row& row : rows) {
+  const std::vector<rt_test::KnownFill> rows = rt_test::Known().FillsWithValues();
+  ASSERT_EQ(rows.size(), 3u) << "SPEC.md section 6 has three whole-operator cases";
+  for (const rt_test::KnownFill& row : rows) {
     for (size_t e = 0; e < row.values.size(); ++e) {
-      EXPECT_EQ(validation::OracleElement(row.state, e), row.values[e]) << e;
+      EXPECT_EQ(rt_test::OracleValue(row.in, e), row.values[e]) << e;
     }
-    const PhiloxState next = validation::OracleAdvance(row.state, row.values.size());
-    EXPECT_EQ(std::memcmp(&next, &row.next, sizeof(next)), 0);
+    const PhiloxState next = rt_test::ExpectedOutState(row.in, row.values.size());
+    EXPECT_EQ(std::memcmp(&next, &row.out, sizeof(next)), 0);
   }
 }
 
@@ -584,9 +570,8 @@ TEST(NativeValidationValid, InPlaceStateGivesTheKnownAnswer) {
   call.in_state = call.out_state;
   ASSERT_TRUE(validation::Accepts([&] { return call.Run(); }));
   const uint32_t* out = static_cast<const uint32_t*>(call.data);
-  for (int i = 0; i < 10; ++i) EXPECT_EQ(out[i], validation::kZeroStateValues[i]) << i;
-  EXPECT_EQ(call.out_state->words[0], 3u);
-  for (int i = 1; i < 6; ++i) EXPECT_EQ(call.out_state->words[i], 0u) << i;
+  for (int i = 0; i < 10; ++i) EXPECT_EQ(out[i], rt_test::ZeroStateValues().at(i)) << i;
+  EXPECT_TRUE(rt_test::StatesEqual(*call.out_state, rt_test::Known().Fill("zero").out));
 }
 
 // The input state may live in the buffer: it is read before anything is written.
@@ -598,7 +583,7 @@ TEST(NativeValidationValid, InputStateInsideTheBuffer) {
   call.in_state = inside;
   ASSERT_TRUE(validation::Accepts([&] { return call.Run(); }));
   const uint32_t* out = static_cast<const uint32_t*>(call.data);
-  for (int i = 0; i < 10; ++i) EXPECT_EQ(out[i], validation::kZeroStateValues[i]) << i;
+  for (int i = 0; i < 10; ++i) EXPECT_EQ(out[i], rt_test::ZeroStateValues().at(i)) << i;
   EXPECT_EQ(call.out_state->words[0], 3u);
 }
 

@@ -6,13 +6,13 @@
 // state are byte-for-byte unchanged; nothing aborts, throws or prints.
 // `Rejects` checks all of that in one place so that each case is a few lines.
 //
-// Expected values never come from the code under test: the oracle here is
-// Random123's philox4x32 (an independent implementation) plus element-by-
-// element placement done by brute force.
+// Expected values never come from the code under test: they come from the
+// tests' one oracle (oracle.h, through test_util.h's rt_test::OracleValue and
+// rt_test::ExpectedOutState) placed element by element at the offsets that
+// BruteForceSpan lists, and from the known-answer file (rt_test::Known()).
 #ifndef RANDTENSOR_TESTS_VALIDATION_UTIL_H_
 #define RANDTENSOR_TESTS_VALIDATION_UTIL_H_
 
-#include <Random123/philox.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -30,6 +30,7 @@
 
 #include "randtensor/philox.h"
 #include "randtensor/status.h"
+#include "test_util.h"
 
 namespace randtensor {
 // Readable gtest output for codes ("overflow" rather than a byte dump).
@@ -38,43 +39,8 @@ inline void PrintTo(StatusCode code, std::ostream* os) { *os << StatusCodeName(c
 
 namespace validation {
 
-using randtensor::PhiloxState;
 using randtensor::Status;
 using randtensor::StatusCode;
-
-// ---------------------------------------------------------------------------
-// Oracle (Random123, not the library).
-
-// `state` with its 128-bit counter advanced by `n` (mod 2^128), key kept.
-inline PhiloxState CounterPlus(const PhiloxState& state, uint64_t n) {
-  PhiloxState out = state;
-  uint64_t carry = n;
-  for (int i = 0; i < 4; ++i) {
-    const uint64_t sum = uint64_t{state.words[i]} + (carry & 0xFFFFFFFFu);
-    out.words[i] = static_cast<uint32_t>(sum);
-    carry = (carry >> 32) + (sum >> 32);
-  }
-  return out;
-}
-
-// Element `e` of the stream that starts at `state` (SPEC.md section 3).
-inline uint32_t OracleElement(const PhiloxState& state, uint64_t e) {
-  using Philox = r123::Philox4x32_R<10>;
-  const PhiloxState block = CounterPlus(state, e / 4);
-  const Philox::ctr_type ctr = {{block.words[0], block.words[1], block.words[2], block.words[3]}};
-  const Philox::key_type key = {{state.words[4], state.words[5]}};
-  return Philox()(ctr, key).v[e % 4];
-}
-
-// The state after `elements` elements: counter + ceil(elements / 4), key kept.
-inline PhiloxState OracleAdvance(const PhiloxState& state, uint64_t elements) {
-  return CounterPlus(state, elements / 4 + (elements % 4 != 0 ? 1 : 0));
-}
-
-// SPEC.md section 6, first whole-operator case: zero state, N = 10.
-inline constexpr uint32_t kZeroStateValues[10] = {
-    0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8, 0xf8e4cca4,
-    0x5cb200db, 0xb1a574eb, 0x097eff67, 0x04faa329, 0x51c732a6};
 
 // ---------------------------------------------------------------------------
 // Brute-force layout facts (sizes and strides in elements).
@@ -111,12 +77,6 @@ inline Span BruteForceSpan(const std::vector<int64_t>& sizes,
   std::sort(sorted.begin(), sorted.end());
   span.overlap = std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end();
   return span;
-}
-
-inline std::vector<int64_t> PackedStrides(const std::vector<int64_t>& sizes) {
-  std::vector<int64_t> strides(sizes.size(), 1);
-  for (size_t d = sizes.size(); d-- > 1;) strides[d - 1] = strides[d] * sizes[d];
-  return strides;
 }
 
 // Parses the two index tuples of an overlap message ("... elements (1,0) and

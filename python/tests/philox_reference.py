@@ -2,11 +2,29 @@
 
 Written from SPEC.md alone, in NumPy and vectorized over blocks (so tests can
 check whole arrays of a million elements), sharing no code with the library
-or the module under test. test_reference.py checks it against SPEC.md's
+or the module under test. test_values.py checks it against SPEC.md's
 Random123 vectors and whole-operator cases before anything else relies on it.
+The known answers come from the repository's one known-answer file,
+tests/data/known_answers.txt, read by tests/known_answers.py (the reader the
+C++, C and CLI tests' file format is defined with).
 """
 
+import importlib.util
+import os
+
 import numpy as np
+
+
+def _load_known_answers_module():
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, os.pardir,
+                        "tests", "known_answers.py")
+    spec = importlib.util.spec_from_file_location("randtensor_known_answers", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+known_answers = _load_known_answers_module()
 
 MASK32 = (1 << 32) - 1
 MASK64 = (1 << 64) - 1
@@ -74,47 +92,22 @@ def advanced(state, elements):
     return state_words(counter_value(state) + (elements + 3) // 4, state[4:6])
 
 
-# SPEC.md section 6, as printed there.
-_RANDOM123_TEXT = """
-00000000 00000000 00000000 00000000 | 00000000 00000000 -> 6627e8d5 e169c58d bc57ac4c 9b00dbd8
-ffffffff ffffffff ffffffff ffffffff | ffffffff ffffffff -> 408f276d 41c83b0e a20bc7c6 6d5451fd
-243f6a88 85a308d3 13198a2e 03707344 | a4093822 299f31d0 -> d16cfe09 94fdcceb 5001e420 24126ea1
-"""
-
-# One case per paragraph: state ; N (decimal) ; values ; output state.
-_WHOLE_OPERATOR_TEXT = """
-0 0 0 0 0 0 ; 10 ;
-    6627e8d5 e169c58d bc57ac4c 9b00dbd8 f8e4cca4 5cb200db b1a574eb 097eff67 04faa329 51c732a6 ;
-    00000003 0 0 0 0 0
-
-ffffffff ffffffff ffffffff 0 deadbeef cafef00d ; 9 ;
-    736195ed 3864aecc 1c9d2fdd b42e9d22 c2a06461 f2e1c844 176e2ad9 c1c2ec0e 81cf5829 ;
-    00000002 0 0 00000001 deadbeef cafef00d
-
-ffffffff ffffffff ffffffff ffffffff 1 2 ; 5 ;
-    cc4caf1a 6bc5454e 4182e819 d0af8a46 0598de3a ;
-    00000001 0 0 0 1 2
-"""
-
-
-def _hex_words(text):
-    return [int(w, 16) for w in text.split()]
-
-
 def random123_vectors():
     """[(counter words, key words, block)] from SPEC.md section 6."""
-    vectors = []
-    for line in _RANDOM123_TEXT.strip().splitlines():
-        inputs, block = line.split("->")
-        counter, key = inputs.split("|")
-        vectors.append((_hex_words(counter), _hex_words(key), _hex_words(block)))
-    return vectors
+    return [(v.counter, v.key, v.block) for v in known_answers.load()["block"].values()]
 
 
 def whole_operator_cases():
     """[(state, N, values, output state)] from SPEC.md section 6."""
-    cases = []
-    for record in _WHOLE_OPERATOR_TEXT.strip().split("\n\n"):
-        state, n, values, out_state = record.split(";")
-        cases.append((_hex_words(state), int(n), _hex_words(values), _hex_words(out_state)))
-    return cases
+    return [(f.state, f.n, f.values, f.out_state)
+            for f in known_answers.load()["fill"].values() if f.values]
+
+
+def known_fill(name):
+    """A named fill of the known-answer file (state, sizes, n, values, out_state)."""
+    return known_answers.load()["fill"][name]
+
+
+def known_element(name):
+    """A named stream element of the known-answer file (state, index, value)."""
+    return known_answers.load()["element"][name]

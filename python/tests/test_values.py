@@ -32,6 +32,13 @@ def test_reference_matches_whole_operator_cases(state, n, values, out_state):
     assert ref.advanced(state, n) == out_state
 
 
+def test_reference_matches_the_other_known_answers():
+    example = ref.known_fill("directml_example")  # SPEC.md section 3, corrected
+    assert ref.advanced(example.state, example.n) == example.out_state
+    cpp26 = ref.known_element("cpp26_philox4x32_10000th")  # SPEC.md section 7
+    assert int(ref.stream(cpp26.state, 1, cpp26.index)[0]) == cpp26.value
+
+
 def test_reference_offsets_agree_with_the_stream():
     state = [0xFFFFFFFE, ref.MASK32, ref.MASK32, ref.MASK32, 7, 8]  # crosses 2^128
     whole = ref.stream(state, 40)
@@ -62,6 +69,11 @@ def test_fill_known_answers(state, n, values, out_state):
 def test_state_accepts_numpy_words(state, n, values, out_state):
     assert randtensor.generate(n, state=np.array(state, np.uint32)).tolist() == values
     assert randtensor.generate(n, state=tuple(np.uint64(w) for w in state)).tolist() == values
+
+
+def test_cpp26_philox4x32_check_value():
+    cpp26 = ref.known_element("cpp26_philox4x32_10000th")
+    assert int(randtensor.generate(cpp26.index + 1, state=cpp26.state)[-1]) == cpp26.value
 
 
 def test_default_is_seed_zero():

@@ -2,20 +2,23 @@
  *
  * Compiled as C11 with -Wpedantic -Werror, and linked once against the
  * shared library (proving that every function used here is exported) and
- * once against the static one. Expected values come from SPEC.md section 6
- * and from Random123's philox4x32_R (the C interface of librandom123-dev),
- * which is itself checked against SPEC.md first; never from randtensor.
+ * once against the static one. Expected values come from the known-answer
+ * file (SPEC.md section 6; ../known_answers.h reads it, the build passes its
+ * path) and from the tests' oracle (../oracle.h: Random123's philox4x32_R and
+ * 128-bit counters), which is itself checked against the file first; never
+ * from randtensor.
  *
  * Output is TAP-like: "not ok" lines for failed checks, a summary, and a
  * nonzero exit status when anything failed. */
 #define _POSIX_C_SOURCE 200809L
 
-#include <Random123/philox.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "known_answers.h"
+#include "oracle.h"
 #include "randtensor/randtensor.h"
 
 /* ------------------------------------------------------------ harness */
@@ -39,7 +42,8 @@ static int contains(const char* text, const char* fragment) {
 
 /* ------------------------------------------------------------ oracle */
 
-/* SPEC.md section 6, whole-operator cases. */
+/* SPEC.md section 6, whole-operator cases, in that order: read from the
+ * known-answer file by load_known_answers() before any test runs. */
 typedef struct known_answer {
   uint32_t state[6];
   uint32_t n;
@@ -47,51 +51,38 @@ typedef struct known_answer {
   uint32_t next[6];
 } known_answer;
 
-static const known_answer kKnown[3] = {
-    {{0, 0, 0, 0, 0, 0},
-     10,
-     {0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8, 0xf8e4cca4, 0x5cb200db, 0xb1a574eb,
-      0x097eff67, 0x04faa329, 0x51c732a6},
-     {3, 0, 0, 0, 0, 0}},
-    {{0xffffffff, 0xffffffff, 0xffffffff, 0, 0xdeadbeef, 0xcafef00d},
-     9,
-     {0x736195ed, 0x3864aecc, 0x1c9d2fdd, 0xb42e9d22, 0xc2a06461, 0xf2e1c844, 0x176e2ad9,
-      0xc1c2ec0e, 0x81cf5829},
-     {2, 0, 0, 1, 0xdeadbeef, 0xcafef00d}},
-    {{0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 1, 2},
-     5,
-     {0xcc4caf1a, 0x6bc5454e, 0x4182e819, 0xd0af8a46, 0x0598de3a},
-     {1, 0, 0, 0, 1, 2}},
-};
+static const char* const kKnownNames[3] = {"zero", "carry", "wrap128"};
+static known_answer kKnown[3];
 
-/* `state` with its 128-bit counter plus `blocks`, carrying through all words. */
-static void counter_plus(const uint32_t state[6], uint64_t blocks, uint32_t out[6]) {
-  uint64_t carry = blocks;
-  int i;
-  for (i = 0; i < 4; ++i) {
-    const uint64_t sum = (uint64_t)state[i] + (carry & 0xffffffffu);
-    out[i] = (uint32_t)sum;
-    carry = (carry >> 32) + (sum >> 32);
+/* Returns 0, printing why, when the file is unreadable or lacks a case. */
+static int load_known_answers(void) {
+  static rt_known_answers file;
+  int k;
+  if (!rt_ka_load(RANDTENSOR_TEST_KNOWN_ANSWERS, &file)) {
+    printf("not ok - known answers: %s\n", file.error);
+    return 0;
   }
-  out[4] = state[4];
-  out[5] = state[5];
+  for (k = 0; k < 3; ++k) {
+    const rt_ka_record* r = rt_ka_find(&file, RT_KA_FILL, kKnownNames[k]);
+    if (r == NULL || r->rank != 1 || r->value_count == 0 || r->count > 10) {
+      printf("not ok - known answers: no 1-d fill \"%s\" of at most 10 listed values in %s\n",
+             kKnownNames[k], RANDTENSOR_TEST_KNOWN_ANSWERS);
+      return 0;
+    }
+    memcpy(kKnown[k].state, r->in, sizeof(kKnown[k].state));
+    kKnown[k].n = (uint32_t)r->count;
+    memcpy(kKnown[k].values, r->values, r->count * sizeof(uint32_t));
+    memcpy(kKnown[k].next, r->out, sizeof(kKnown[k].next));
+  }
+  return 1;
 }
 
-/* Element e of the stream that starts at `state`, by Random123. */
-static uint32_t oracle(const uint32_t state[6], uint64_t e) {
-  uint32_t block[6];
-  philox4x32_ctr_t ctr;
-  philox4x32_key_t key;
-  counter_plus(state, e / 4, block);
-  memcpy(ctr.v, block, sizeof(ctr.v));
-  key.v[0] = state[4];
-  key.v[1] = state[5];
-  return philox4x32_R(10, ctr, key).v[e % 4];
-}
+/* Element e of the stream that starts at `state`: the oracle. */
+static uint32_t oracle(const uint32_t state[6], uint64_t e) { return rt_oracle_element(state, e); }
 
 /* The state after `elements` elements: counter + ceil(elements / 4). */
 static void advanced(const uint32_t state[6], uint64_t elements, uint32_t out[6]) {
-  counter_plus(state, elements / 4 + (elements % 4 != 0), out);
+  rt_oracle_advance(state, elements, out);
 }
 
 static void test_oracle_matches_spec(void) {
@@ -586,6 +577,7 @@ static void test_threading_hooks(void) {
 }
 
 int main(void) {
+  if (!load_known_answers()) return 1;
   test_oracle_matches_spec();
   test_version();
   test_status_names();

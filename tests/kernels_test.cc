@@ -1,0 +1,244 @@
+// Every kernel of the kernel list (src/kernel_list.h) on every compiled target
+// this CPU supports, called directly: sizes below, at and above the vector
+// width, every start within a Philox block, aligned and unaligned outputs,
+// regular and streaming stores. Expected values come from the independent
+// oracle (oracle.h: Random123) for generate kernels and from plain loops for
+// move kernels; guard bytes around every output must stay untouched.
+//
+// Links the static library for its internal kernel tables (src/kernels.h).
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "oracle.h"
+#include "randtensor/philox.h"
+#include "src/kernel_list.h"
+#include "src/kernels.h"
+#include "hwy/targets.h"
+
+namespace randtensor {
+namespace {
+
+using detail::GenerateKind;
+using detail::KernelTable;
+
+constexpr uint8_t kGuard = 0xA5;
+constexpr uint32_t kState[6] = {0xfffffff0u, 0x12345678u, 0xffffffffu, 7u, 0xdeadbeefu,
+                                0xcafef00du};
+
+// Every compiled table whose target this CPU runs.
+std::vector<const KernelTable*> SupportedTables() {
+  int count = 0;
+  const KernelTable* all = detail::CompiledKernels(&count);
+  std::vector<const KernelTable*> out;
+  for (int i = 0; i < count; ++i) {
+    if ((all[i].hwy_target & hwy::SupportedTargets()) != 0) out.push_back(&all[i]);
+  }
+  return out;
+}
+
+detail::Stream StreamOf(const uint32_t state[6]) {
+  PhiloxState s;
+  std::memcpy(s.words, state, sizeof(s.words));
+  return detail::Stream{s.counter(), detail::RoundKeys(s.key())};
+}
+
+// Counts around a vector width of `lanes` 32-bit words: 0 .. 3 vectors plus
+// a few, and one long run with many groups.
+std::vector<uint64_t> CountsAround(int lanes) {
+  std::vector<uint64_t> counts;
+  for (uint64_t n = 0; n <= static_cast<uint64_t>(12 * lanes + 5); ++n) counts.push_back(n);
+  counts.push_back(static_cast<uint64_t>(97 * lanes + 3));
+  return counts;
+}
+
+// Expected element i of kind `kind` as bytes, from the oracle.
+void ExpectedElement(GenerateKind kind, uint64_t i, uint8_t* out) {
+  switch (kind) {
+    case GenerateKind::kBitsUint32: {
+      const uint32_t w = rt_oracle_element(kState, i);
+      std::memcpy(out, &w, 4);
+      return;
+    }
+    case GenerateKind::kCount: break;
+  }
+  FAIL() << "no oracle for kind " << static_cast<int>(kind);
+}
+
+TEST(Kernels, TheListDescribesEveryKind) {
+  for (int k = 0; k < detail::kGenerateKinds; ++k) {
+    const auto kind = static_cast<GenerateKind>(k);
+    EXPECT_GT(detail::ElementBytes(kind), 0) << k;
+    EXPECT_TRUE(detail::WordsPerElement(kind) == 1 || detail::WordsPerElement(kind) == 2) << k;
+  }
+  EXPECT_FALSE(SupportedTables().empty());
+}
+
+TEST(Kernels, GenerateContiguousEqualsTheOracle) {
+  for (const KernelTable* table : SupportedTables()) {
+    const detail::Stream stream = StreamOf(kState);
+    for (int k = 0; k < detail::kGenerateKinds; ++k) {
+      const auto kind = static_cast<GenerateKind>(k);
+      const size_t size = static_cast<size_t>(detail::ElementBytes(kind));
+      const detail::GenerateKernels& gen = table->Generate(kind);
+      ASSERT_NE(gen.contiguous, nullptr) << table->name;
+      for (const uint64_t count : CountsAround(table->lanes)) {
+        for (uint64_t first = 0; first < 6; ++first) {
+          for (const bool streaming : {false, true}) {
+            for (const size_t misalign : {size_t{0}, size}) {  // vector-aligned or not
+              const size_t guard = 64;
+              std::vector<uint8_t> buf(guard + misalign + count * size + guard + 64, kGuard);
+              // 64-byte aligned start of the output area, then `misalign`.
+              uint8_t* base = buf.data() + guard;
+              base += (64 - reinterpret_cast<uintptr_t>(base) % 64) % 64;
+              uint8_t* dst = base + misalign;
+              gen.contiguous(stream, first, count, dst, streaming);
+              detail::StreamFence();
+              uint8_t want[8];
+              for (uint64_t i = 0; i < count; ++i) {
+                ExpectedElement(kind, first + i, want);
+                ASSERT_EQ(std::memcmp(dst + i * size, want, size), 0)
+                    << table->name << " kind " << k << " count " << count << " first " << first
+                    << " streaming " << streaming << " misalign " << misalign << " element "
+                    << i;
+              }
+              for (uint8_t* p = buf.data(); p < dst; ++p) ASSERT_EQ(*p, kGuard) << table->name;
+              for (uint8_t* p = dst + count * size; p < buf.data() + buf.size(); ++p) {
+                ASSERT_EQ(*p, kGuard) << table->name << " wrote past the end, count " << count;
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(Kernels, GenerateColumnsEqualsTheOracleWhereDeclared) {
+  int declared = 0;
+  for (const KernelTable* table : SupportedTables()) {
+    const detail::Stream stream = StreamOf(kState);
+    for (int k = 0; k < detail::kGenerateKinds; ++k) {
+      const auto kind = static_cast<GenerateKind>(k);
+      const detail::GenerateKernels& gen = table->Generate(kind);
+      if (gen.column_lanes == 0) {
+        EXPECT_EQ(gen.columns, nullptr) << table->name;
+        continue;
+      }
+      ++declared;
+      ASSERT_NE(gen.columns, nullptr) << table->name;
+      const size_t size = static_cast<size_t>(detail::ElementBytes(kind));
+      const size_t lanes = gen.column_lanes;
+      for (const size_t rows : {lanes, 2 * lanes, 3 * lanes}) {
+        for (const size_t cols : {size_t{1}, size_t{3}, size_t{4}, size_t{5}, size_t{17}}) {
+          for (const uint64_t step : {uint64_t{64}, uint64_t{100}, uint64_t{4 * 1000}}) {
+            for (const bool streaming : {false, true}) {
+              const uint64_t first = 8;
+              ASSERT_TRUE(detail::ColumnsFit(gen, first, step, rows));
+              const int64_t stride_l = static_cast<int64_t>(rows + 16);  // padded columns
+              std::vector<uint8_t> buf((cols * stride_l + 64) * size, kGuard);
+              uint8_t* dst = buf.data() + (64 - reinterpret_cast<uintptr_t>(buf.data()) % 64) % 64;
+              gen.columns(stream, first, step, rows, cols, dst, stride_l, streaming);
+              detail::StreamFence();
+              uint8_t want[8];
+              for (size_t l = 0; l < cols; ++l) {
+                for (size_t m = 0; m < rows; ++m) {
+                  ExpectedElement(kind, first + m * step + l, want);
+                  ASSERT_EQ(std::memcmp(dst + (l * stride_l + m) * size, want, size), 0)
+                      << table->name << " rows " << rows << " cols " << cols << " step " << step;
+                }
+                for (size_t m = rows; m < static_cast<size_t>(stride_l) && l + 1 < cols; ++m) {
+                  ASSERT_EQ(dst[(l * stride_l + m) * size], kGuard) << "padding written";
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  // AVX-512 declares a column kernel for bits; elsewhere none may be declared.
+  if ((hwy::SupportedTargets() & HWY_AVX3) != 0) {
+    EXPECT_GT(declared, 0);
+  }
+}
+
+// Move kernels of every size against plain loops.
+template <typename T>
+void CheckMoveKernels(const KernelTable& table) {
+  const detail::MoveKernels& move = table.Move(sizeof(T));
+  const size_t max_n = static_cast<size_t>(12 * table.lanes + 7);
+  std::vector<T> src(4096);  // covers every tile below (rows * pitch) and copy
+  for (size_t i = 0; i < src.size(); ++i) src[i] = static_cast<T>(0x9E3779B97F4A7C15ull * (i + 1));
+  for (size_t n = 0; n <= max_n; ++n) {
+    for (const size_t shift : {size_t{0}, size_t{1}, size_t{3}}) {
+      // copy, regular and streamed: the elements, and not one byte more.
+      for (const bool streaming : {false, true}) {
+        std::vector<T> dst(n + shift + 16, static_cast<T>(kGuard * 0x0101010101010101ull));
+        const std::vector<T> before = dst;
+        move.copy(src.data() + shift, n, dst.data() + shift, streaming);
+        detail::StreamFence();
+        for (size_t i = 0; i < dst.size(); ++i) {
+          const T want = i >= shift && i < shift + n ? src[i] : before[i];
+          ASSERT_EQ(dst[i], want) << table.name << " copy size " << sizeof(T) << " n " << n
+                                  << " shift " << shift << " streaming " << streaming;
+        }
+      }
+      // scatter with stride 3 and -2.
+      for (const int64_t stride : {int64_t{3}, int64_t{-2}}) {
+        const size_t span = n * 3 + 8;
+        std::vector<T> dst(2 * span, 0);
+        T* origin = dst.data() + span;
+        move.scatter(src.data() + shift, n, origin, stride);
+        std::vector<T> want(2 * span, 0);
+        for (size_t k = 0; k < n; ++k) want[span + static_cast<int64_t>(k) * stride] = src[shift + k];
+        ASSERT_EQ(dst, want) << table.name << " scatter size " << sizeof(T) << " n " << n;
+      }
+    }
+  }
+  // Tiles: rows x cols from a pitched stage, forward and reversed.
+  for (const size_t rows : {size_t{1}, size_t{2}, size_t{3}, size_t{4}, size_t{16}, size_t{32}}) {
+    for (const size_t cols : {size_t{1}, size_t{4}, size_t{7}, size_t{33}}) {
+      for (const int64_t stride_l : {static_cast<int64_t>(rows), static_cast<int64_t>(rows + 5),
+                                     static_cast<int64_t>(rows + 16)}) {
+        const size_t pitch = cols + 2;
+        for (const bool streaming : {false, true}) {
+          std::vector<T> dst(cols * static_cast<size_t>(stride_l) + 64, 0);
+          T* out = dst.data() + (64 - reinterpret_cast<uintptr_t>(dst.data()) % 64) % 64 / sizeof(T);
+          const size_t at = static_cast<size_t>(out - dst.data());
+          move.write_tile(src.data(), pitch, rows, cols, out, stride_l, streaming);
+          detail::StreamFence();
+          std::vector<T> want(dst.size(), 0);
+          for (size_t l = 0; l < cols; ++l) {
+            for (size_t m = 0; m < rows; ++m) want[at + l * stride_l + m] = src[m * pitch + l];
+          }
+          ASSERT_EQ(dst, want) << table.name << " tile size " << sizeof(T) << " rows " << rows
+                               << " cols " << cols << " stride " << stride_l;
+        }
+        std::vector<T> dst(cols * static_cast<size_t>(stride_l) + rows, 0);
+        T* out = dst.data() + rows - 1;  // element (m = 0, l = 0); m runs downwards
+        move.write_tile_reversed(src.data(), pitch, rows, cols, out, stride_l);
+        std::vector<T> want(dst.size(), 0);
+        for (size_t l = 0; l < cols; ++l) {
+          for (size_t m = 0; m < rows; ++m) want[rows - 1 + l * stride_l - m] = src[m * pitch + l];
+        }
+        ASSERT_EQ(dst, want) << table.name << " reversed tile size " << sizeof(T);
+      }
+    }
+  }
+}
+
+TEST(Kernels, MoveKernelsOfEverySizeEqualPlainLoops) {
+  for (const KernelTable* table : SupportedTables()) {
+#define RANDTENSOR_CHECK_MOVE(bytes, type) CheckMoveKernels<type>(*table);
+    RANDTENSOR_MOVE_SIZES(RANDTENSOR_CHECK_MOVE)
+#undef RANDTENSOR_CHECK_MOVE
+  }
+}
+
+}  // namespace
+}  // namespace randtensor

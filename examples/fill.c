@@ -8,7 +8,7 @@ int main(void) {
   uint32_t out[10];
   const int64_t sizes[2] = {2, 5};
   randtensor_fill_info info;
-  if (randtensor_fill_ex(out, sizeof out, RANDTENSOR_UINT32, 2, sizes, NULL, state, state,
+  if (randtensor_fill_ex(out, sizeof out, 0, RANDTENSOR_UINT32, 2, sizes, NULL, state, state,
                          NULL, &info) != RANDTENSOR_OK) {
     fprintf(stderr, "fill failed: %s\n", randtensor_last_error());
     return 1;

@@ -9,7 +9,8 @@ int main() {
   randtensor::PhiloxState state = randtensor::PhiloxState::FromSeed(0);  // counter 0, key 0
 
   // A 3 x 4 tensor stored bottom row first: element (0, 0) is at the start of
-  // the last row, rows go up (stride -4), columns go right (stride 1).
+  // the last row, 32 bytes into the buffer; rows go up (stride -4), columns
+  // go right (stride 1). Every element is checked against the buffer.
   std::vector<uint32_t> storage(12);
   const int64_t sizes[2] = {3, 4};
   const int64_t strides[2] = {-4, 1};
@@ -17,8 +18,9 @@ int main() {
   desc.rank = 2;
   desc.sizes = sizes;
   desc.strides = strides;
-  randtensor::Status status = randtensor::Fill(desc, storage.data() + 8, storage.size() * 4,
-                                               state, &state);
+  desc.byte_offset = 8 * sizeof(uint32_t);
+  randtensor::Status status =
+      randtensor::Fill(desc, storage.data(), storage.size() * 4, state, &state);
   if (!status.ok()) {
     std::fprintf(stderr, "fill failed: %s\n", status.message());
     return 1;

@@ -70,7 +70,7 @@ struct Case {
   int api = kNativeFill;
   int target = 0;  // index into kTargetNames
   uint32_t threads = 1;
-  uint64_t tile_elements = 0;
+  uint64_t task_elements = 0;
   int32_t stores = 0;
   int hook = 0;  // 0: library pool, 1: reverse-order serial hook, 2: even-then-odd hook
   bool want_info = false;
@@ -269,7 +269,7 @@ inline Case Decode(const uint8_t* data, size_t size) {
     const uint8_t t = r.U8();
     c.threads = t < 128 ? 1 + t % 4 : t % 5;  // 1..4, sometimes 0 (the default)
   }
-  c.tile_elements = ReadTile(r);
+  c.task_elements = ReadTile(r);
   {
     static const int32_t kStores[] = {3, -1, INT32_MIN, INT32_MAX, 99, 1, 2};
     const uint8_t t = r.U8();
@@ -376,7 +376,7 @@ inline std::string Describe(const Case& c) {
   char buf[256];
   std::snprintf(buf, sizeof(buf), "api %s, target %s, threads %u, tile %llu, stores %d, hook %d, info %d\n",
                 kApis[c.api], kTargetNames[c.target] ? kTargetNames[c.target] : "(null)",
-                c.threads, static_cast<unsigned long long>(c.tile_elements), c.stores, c.hook,
+                c.threads, static_cast<unsigned long long>(c.task_elements), c.stores, c.hook,
                 c.want_info);
   s += buf;
   std::snprintf(buf, sizeof(buf), "element_offset %llu, state %08x %08x %08x %08x %08x %08x\n",

@@ -229,7 +229,7 @@ FillOptions MakeOptions(const Case& c, FillInfo* info) {
   o.element_offset = c.element_offset;
   o.threads = c.threads;
   o.stores = static_cast<randtensor::StoreMode>(c.stores);
-  o.tile_elements = c.tile_elements;
+  o.task_elements = c.task_elements;
   o.info = c.want_info ? info : nullptr;
   if (c.hook == 1) o.parallel_for = randtensor::ParallelFor{ReverseHook, nullptr};
   if (c.hook == 2) o.parallel_for = randtensor::ParallelFor{EvenOddHook, nullptr};
@@ -386,7 +386,7 @@ void CheckInfo(const Case& c, const FillInfo& info, const LayoutModel& m) {
 // ------------------------------------------------------------- native Fill
 
 void RunNativeFill(const Case& c, uint32_t salt) {
-  const NativeDesc native(c);
+  NativeDesc native(c);
   const randtensor::TensorDesc& desc = native.desc;
 
   Judgement j;
@@ -403,28 +403,34 @@ void RunNativeFill(const Case& c, uint32_t salt) {
     buffer_bytes = m.min_bytes - 1 - c.size_param % 4;  // no memory behind it: must be refused
   }
 
-  // The pointer to element (0, ..., 0).
-  uintptr_t data = reinterpret_cast<uintptr_t>(span) +
-                   (fits ? static_cast<uintptr_t>(-m.low) * 4 : 0);
+  // The buffer's start and where element (0, ..., 0) lies in it (fill.h:
+  // TensorDesc::byte_offset): after the elements that negative strides put
+  // before it.
+  uintptr_t data = reinterpret_cast<uintptr_t>(span);
+  uint64_t byte_offset = fits ? static_cast<uint64_t>(-m.low) * 4 : 0;
   bool real = true;
   if (c.pointer == kPtrNull) {
     data = 0;
     real = false;
   } else if (c.pointer == kPtrWrapLow && m.span_ok && m.count > 0 && m.low < 0) {
-    data = static_cast<uintptr_t>(-m.low) * 4 - 4;  // element at `low` would be at -4
-    real = false;
+    byte_offset = static_cast<uint64_t>(-m.low) * 4 - 4;  // element at `low` 4 bytes before data
   } else if (c.pointer == kPtrWrapHigh && m.span_ok && m.count > 0 && m.high >= 1) {
-    data = uintptr_t{0} - static_cast<uintptr_t>(m.high) * 4;  // element at `high` at 2^64
+    // Element `high` at 2^64: the buffer runs past the address space.
+    data = uintptr_t{0} - static_cast<uintptr_t>(m.high) * 4 - static_cast<uintptr_t>(byte_offset);
     real = false;
   }
+  native.desc.byte_offset = byte_offset;
   if (!fits && m.span_ok && m.count > 0 && real) real = false;  // nothing behind the span
   if (m.count > 0 && m.span_ok) {
     if (data == 0) j.Note(kInvalid, "data null");
     if (data % 4 != 0) j.Note(kInvalid, "data misaligned");
-    const i128 lowest = static_cast<i128>(data) + m.low * 4;
-    const i128 past = static_cast<i128>(data) + (m.high + 1) * 4;
-    if (lowest < 0 || past > static_cast<i128>(u128{1} << 64)) j.Note(kInvalid, "span wraps the address space");
-    if (buffer_bytes < m.min_bytes) j.Note(kInvalid, "buffer_bytes below the minimum");
+    const i128 first = static_cast<i128>(byte_offset) + m.low * 4;
+    const i128 end = static_cast<i128>(byte_offset) + (m.high + 1) * 4;
+    if (first < 0) j.Note(kInvalid, "elements before the buffer's start");
+    if (end > static_cast<i128>(buffer_bytes)) j.Note(kInvalid, "buffer_bytes below the span");
+    if (data != 0 && static_cast<i128>(data) + buffer_bytes > static_cast<i128>(u128{1} << 64)) {
+      j.Note(kInvalid, "buffer wraps the address space");
+    }
   }
   if (!StoresValid(c.stores)) j.Note(kInvalid, "stores not a StoreMode");
   if (m.counted && u128{c.element_offset} + m.count > UINT64_MAX) {
@@ -447,10 +453,10 @@ void RunNativeFill(const Case& c, uint32_t salt) {
       break;
     default: out_at = StateOwn(blocks.out_state, 0, salt + 2); break;
   }
-  // fill.h: out_state may not overlap the buffer (from the lowest element
-  // address, buffer_bytes long). An empty tensor has no element addresses.
+  // fill.h: out_state may not overlap the buffer (data, buffer_bytes long).
+  // An empty tensor has no element addresses.
   if (out_at != 0 && m.span_ok && m.count > 0 && data != 0 &&
-      RangesOverlap(static_cast<u128>(static_cast<i128>(data) + m.low * 4), buffer_bytes, out_at, 24)) {
+      RangesOverlap(data, buffer_bytes, out_at, 24)) {
     j.Note(kInvalid, "out_state overlaps the buffer");
   }
   if (out_at != 0 && m.count == 0 && data != 0 &&
@@ -476,7 +482,7 @@ void RunNativeFill(const Case& c, uint32_t salt) {
   }
   if (j.verdict == kInvalid) Fail("accepted an invalid call (%s)", j.why);
   if (m.count > 0 && !real) Fail("accepted a call whose pointer has no memory behind it");
-  ExpectElements(blocks, m, data, c.state, c.element_offset);
+  ExpectElements(blocks, m, data + byte_offset, c.state, c.element_offset);
   if (out_at != 0) {
     uint32_t expect[6];
     Oracle(c.state).OutState(u128{c.element_offset} + m.count, expect);
@@ -489,7 +495,7 @@ void RunNativeFill(const Case& c, uint32_t salt) {
 // ----------------------------------------------------------- MinBufferBytes
 
 void RunMinBufferBytes(const Case& c) {
-  const NativeDesc native(c);
+  NativeDesc native(c);
   const randtensor::TensorDesc& desc = native.desc;
   Judgement j;
   if (c.dtype != 0) j.Note(kInvalid, "dtype not kUint32");

@@ -50,7 +50,7 @@ std::vector<uint8_t> Encode(const Case& c) {
   w.U8(c.api);
   w.U8(c.target);
   w.U8(Tag([&](uint32_t t) { return (t < 128 ? 1 + t % 4 : t % 5) == c.threads; }, "threads"));
-  w.Raw64(c.tile_elements);
+  w.Raw64(c.task_elements);
   if (c.stores >= 0 && c.stores <= 2) {
     w.U8(c.stores);
   } else {
@@ -183,7 +183,7 @@ std::vector<Seed> Seeds() {
   add("native-nhwc-threads2-tile64",
       Shape(kNativeFill, {1, 16, 8, 8}, {1024, 1, 128, 16}), [&](Case& c) {
     c.threads = 2;
-    c.tile_elements = 64;
+    c.task_elements = 64;
   });
   add("native-padded-rows", Shape(kNativeFill, {7, 13}, {16, 1}));
   add("native-column-major", Shape(kNativeFill, {5, 6}, {1, 5}));
@@ -257,7 +257,7 @@ std::vector<Seed> Seeds() {
   }
   add("native-streaming-threads4", Shape(kNativeFill, {256, 256}), [&](Case& c) {
     c.threads = 4;
-    c.tile_elements = 4096;
+    c.task_elements = 4096;
     c.stores = 2;  // streaming
   });
   // NHWC with 32 channels, streaming forced: the transposed writer's
@@ -273,16 +273,16 @@ std::vector<Seed> Seeds() {
   });
   add("native-transposed-reverse-hook", Shape(kNativeFill, {64, 33}, {1, 64}), [&](Case& c) {
     c.threads = 3;
-    c.tile_elements = 5;
+    c.task_elements = 5;
     c.hook = 1;
   });
   add("native-staged-rows-even-odd-hook", Shape(kNativeFill, {100, 7}, {9, 1}), [&](Case& c) {
     c.threads = 2;
-    c.tile_elements = 3;
+    c.task_elements = 3;
     c.hook = 2;
   });
   add("native-tile-max", Shape(kNativeFill, {50}), [&](Case& c) {
-    c.tile_elements = UINT64_MAX;
+    c.task_elements = UINT64_MAX;
     c.threads = 0;
   });
   add("native-bad-stores", Shape(kNativeFill, {50}), [&](Case& c) { c.stores = 3; });
@@ -303,7 +303,7 @@ std::vector<Seed> Seeds() {
   });
   add("dml-nhwc", Shape(kDmlExecute, {2, 8, 4, 4}, {128, 1, 32, 8}), [&](Case& c) {
     c.threads = 2;
-    c.tile_elements = 16;
+    c.task_elements = 16;
   });
   add("dml-alignment-256", Shape(kDmlExecute, {5, 7}), [&](Case& c) { c.out_align = 256; });
   add("dml-alignment-broken", Shape(kDmlExecute, {5, 7}), [&](Case& c) {

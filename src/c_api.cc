@@ -85,7 +85,7 @@ FillOptions ToFillOptions(const randtensor_fill_options* options) {
   out.element_offset = options->element_offset;
   out.threads = options->threads;
   out.stores = static_cast<StoreMode>(RawEnum(options->stores));  // Fill validates it
-  out.tile_elements = options->tile_elements;
+  out.task_elements = options->task_elements;
   out.parallel_for = ParallelFor{options->parallel_for, options->parallel_for_context};
   return out;
 }
@@ -104,7 +104,8 @@ randtensor_status FillFromC(const uint32_t* in_state, uint32_t* out_state,
   cpp_options.info = &ran;
   const Status status = fill(in, reinterpret_cast<PhiloxState*>(out_state), cpp_options);
   if (status.ok() && info != nullptr) {
-    *info = randtensor_fill_info{ran.target, ran.lanes, ran.tasks, ran.streaming ? 1 : 0};
+    *info = randtensor_fill_info{ran.target, ran.lanes, ran.tasks, ran.streaming ? 1 : 0,
+                                 ran.strategy};
   }
   return Report(status);
 }
@@ -164,20 +165,21 @@ void randtensor_set_default_parallel_for(randtensor_parallel_for_fn fn, void* po
 
 // ------------------------------------------------------------------ fill
 
-randtensor_status randtensor_fill(void* data, uint64_t buffer_bytes, randtensor_dtype dtype,
-                                  int32_t rank, const int64_t* sizes, const int64_t* strides,
-                                  const uint32_t in_state[6], uint32_t out_state[6],
-                                  const randtensor_fill_options* options) {
-  return randtensor_fill_ex(data, buffer_bytes, dtype, rank, sizes, strides, in_state, out_state,
-                            options, nullptr);
+randtensor_status randtensor_fill(void* data, uint64_t buffer_bytes, uint64_t byte_offset,
+                                  randtensor_dtype dtype, int32_t rank, const int64_t* sizes,
+                                  const int64_t* strides, const uint32_t in_state[6],
+                                  uint32_t out_state[6], const randtensor_fill_options* options) {
+  return randtensor_fill_ex(data, buffer_bytes, byte_offset, dtype, rank, sizes, strides,
+                            in_state, out_state, options, nullptr);
 }
 
-randtensor_status randtensor_fill_ex(void* data, uint64_t buffer_bytes, randtensor_dtype dtype,
-                                     int32_t rank, const int64_t* sizes, const int64_t* strides,
-                                     const uint32_t in_state[6], uint32_t out_state[6],
-                                     const randtensor_fill_options* options,
+randtensor_status randtensor_fill_ex(void* data, uint64_t buffer_bytes, uint64_t byte_offset,
+                                     randtensor_dtype dtype, int32_t rank, const int64_t* sizes,
+                                     const int64_t* strides, const uint32_t in_state[6],
+                                     uint32_t out_state[6], const randtensor_fill_options* options,
                                      randtensor_fill_info* info) {
-  const randtensor::TensorDesc desc = randtensor::ToTensorDesc(dtype, rank, sizes, strides);
+  randtensor::TensorDesc desc = randtensor::ToTensorDesc(dtype, rank, sizes, strides);
+  desc.byte_offset = byte_offset;
   return randtensor::FillFromC(
       in_state, out_state, options, info,
       [&](const auto& in, auto* out, const auto& fill_options) {

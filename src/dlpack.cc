@@ -138,11 +138,20 @@ Status FillDLTensor(const DLTensor& tensor, const PhiloxState& in_state, PhiloxS
   }
   void* origin = nullptr;
   if (status.ok()) status = Origin(tensor, layout.count, &origin);
+  // DLPack carries no buffer length: the buffer is exactly the elements'
+  // span, from the lowest element (which negative strides put below origin).
+  const uint64_t below = static_cast<uint64_t>(-layout.low) * kElementBytes;
+  if (status.ok() && layout.count != 0 && below > reinterpret_cast<uintptr_t>(origin)) {
+    status = Status::Error(StatusCode::kOverflow,
+                           "strides reach %lld elements below data + byte_offset = %p, past "
+                           "address 0",
+                           static_cast<long long>(layout.low), origin);
+  }
   detail::Plan plan;
-  // DLPack carries no buffer length: the buffer is exactly the elements' span.
   if (status.ok()) {
-    status = detail::PlanFill(layout, detail::GenerateKind::kBitsUint32, origin,
-                              layout.min_bytes, out_state, options, &plan);
+    void* lowest = layout.count != 0 ? static_cast<char*>(origin) - below : nullptr;
+    status = detail::PlanFill(layout, detail::GenerateKind::kBitsUint32, lowest,
+                              layout.min_bytes, below, out_state, options, &plan);
   }
   if (!status.ok()) return status;
   detail::ExecutePlan(plan, state, out_state, options.info);

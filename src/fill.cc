@@ -48,8 +48,11 @@ int ElementSize(DataType type) noexcept {
 
 namespace detail {
 
+__extension__ typedef __int128 i128;  // GCC and Clang: bounds without overflow
+
 Status PlanFill(const Layout& layout, GenerateKind kind, void* data, uint64_t buffer_bytes,
-                const PhiloxState* out_state, const FillOptions& options, Plan* plan) noexcept {
+                uint64_t byte_offset, const PhiloxState* out_state, const FillOptions& options,
+                Plan* plan) noexcept {
   const int element_size = ElementBytes(kind);
   const uintptr_t addr = reinterpret_cast<uintptr_t>(data);
   if (layout.count != 0) {
@@ -62,27 +65,38 @@ Status PlanFill(const Layout& layout, GenerateKind kind, void* data, uint64_t bu
                            "data = %p is not aligned to the element size (%d bytes)", data,
                            element_size);
     }
-    // Every element must be addressable: data + low * size >= 0 and
-    // data + (high + 1) * size <= 2^64 (the span fits in 64 bits already).
-    const uint64_t below = static_cast<uint64_t>(-layout.low) * element_size;
-    const uint64_t above = (static_cast<uint64_t>(layout.high) + 1) * element_size;
-    if (layout.low < 0 && below > addr) {
-      return Status::Error(StatusCode::kOverflow,
-                           "strides reach %lld elements below data = %p, past address 0",
-                           static_cast<long long>(layout.low), data);
+    if (byte_offset % static_cast<uint64_t>(element_size) != 0) {
+      return Status::Error(StatusCode::kMisaligned,
+                           "byte_offset = %llu is not a multiple of the element size (%d bytes)",
+                           static_cast<unsigned long long>(byte_offset), element_size);
     }
-    if (above - 1 > UINTPTR_MAX - addr) {
-      return Status::Error(StatusCode::kOverflow,
-                           "strides reach %lld elements above data = %p, past the end of the "
-                           "address space",
-                           static_cast<long long>(layout.high), data);
+    // Every element inside [data, data + buffer_bytes): the lowest at or
+    // after the start, the highest before the end. 128-bit: no wrap.
+    const i128 first = static_cast<i128>(byte_offset) + static_cast<i128>(layout.low) * element_size;
+    const i128 end =
+        static_cast<i128>(byte_offset) + (static_cast<i128>(layout.high) + 1) * element_size;
+    if (first < 0) {
+      return Status::Error(StatusCode::kBufferTooSmall,
+                           "byte_offset = %llu: the strides reach %lld elements before element "
+                           "(0, ..., 0), %lld bytes before data = %p, the buffer's start (with "
+                           "negative strides, byte_offset is where element (0, ..., 0) lies)",
+                           static_cast<unsigned long long>(byte_offset),
+                           static_cast<long long>(-layout.low), static_cast<long long>(-first),
+                           data);
     }
-  }
-  if (buffer_bytes < layout.min_bytes) {
-    return Status::Error(StatusCode::kBufferTooSmall,
-                         "buffer_bytes = %llu is less than the %llu bytes the layout spans",
-                         static_cast<unsigned long long>(buffer_bytes),
-                         static_cast<unsigned long long>(layout.min_bytes));
+    if (end > static_cast<i128>(buffer_bytes)) {
+      return Status::Error(StatusCode::kBufferTooSmall,
+                           "buffer_bytes = %llu is less than the %llu bytes the layout spans%s",
+                           static_cast<unsigned long long>(buffer_bytes),
+                           static_cast<unsigned long long>(end),
+                           byte_offset != 0 ? " from data (byte_offset included)" : "");
+    }
+    if (buffer_bytes - 1 > UINTPTR_MAX - addr) {
+      return Status::Error(StatusCode::kOverflow,
+                           "buffer_bytes = %llu from data = %p runs past the end of the address "
+                           "space",
+                           static_cast<unsigned long long>(buffer_bytes), data);
+    }
   }
   if (options.element_offset > UINT64_MAX - layout.count) {
     return Status::Error(StatusCode::kOverflow,
@@ -99,13 +113,12 @@ Status PlanFill(const Layout& layout, GenerateKind kind, void* data, uint64_t bu
       return Status::Error(StatusCode::kInvalidArgument, "stores = %d is not a StoreMode",
                            static_cast<int>(options.stores));
   }
-  const uintptr_t buffer = addr - static_cast<uintptr_t>(-layout.low) * element_size;
   if (out_state != nullptr && data != nullptr &&
-      RangesOverlap(buffer, buffer_bytes, reinterpret_cast<uintptr_t>(out_state),
+      RangesOverlap(addr, buffer_bytes, reinterpret_cast<uintptr_t>(out_state),
                     sizeof(PhiloxState))) {
     return Status::Error(StatusCode::kOverlap,
                          "out_state = %p overlaps the output buffer (%p, %llu bytes)",
-                         static_cast<const void*>(out_state), reinterpret_cast<void*>(buffer),
+                         static_cast<const void*>(out_state), data,
                          static_cast<unsigned long long>(buffer_bytes));
   }
   const KernelTable* kernels = nullptr;
@@ -118,12 +131,12 @@ Status PlanFill(const Layout& layout, GenerateKind kind, void* data, uint64_t bu
   plan->layout = layout;
   plan->stream_base = options.element_offset;
   plan->stream_end = options.element_offset + layout.count;
-  plan->origin = static_cast<char*>(data);
+  plan->origin = static_cast<char*>(data) + byte_offset;
   plan->kernels = kernels;
   plan->streaming = streaming;
   plan->threads = options.threads != 0 ? options.threads : DefaultThreads();
   plan->parallel_for = options.parallel_for;
-  plan->task_elements = options.tile_elements;
+  plan->task_elements = options.task_elements;
   return Status();
 }
 
@@ -159,7 +172,8 @@ Status Fill(const TensorDesc& desc, void* data, uint64_t buffer_bytes,
   Status status = Analyze(desc, &kind, &layout);
   if (!status.ok()) return status;
   detail::Plan plan;
-  status = detail::PlanFill(layout, kind, data, buffer_bytes, out_state, options, &plan);
+  status = detail::PlanFill(layout, kind, data, buffer_bytes, desc.byte_offset, out_state,
+                            options, &plan);
   if (!status.ok()) return status;
   detail::ExecutePlan(plan, state, out_state, options.info);
   return Status();

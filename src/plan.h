@@ -42,14 +42,16 @@ struct Plan {
   uint64_t task_elements = 0;  // FillOptions::task_elements
 };
 
-// Binds a validated `layout` of `element_size`-byte elements whose element
-// (0, ..., 0) is at `data` to a buffer of `buffer_bytes` starting at the
-// lowest address any element maps to, an optional output state and the fill
-// options. Checks everything the layout alone could not (null or misaligned
-// data, address-space wrap, buffer size, offset overflow, overlap with the
-// output state, store mode, target). `names.data`-style wording is native.
+// Binds a validated `layout` of elements of `kind` to the buffer of
+// `buffer_bytes` bytes at `data`, whose element (0, ..., 0) lies
+// `byte_offset` bytes in, an optional output state and the fill options.
+// Checks everything the layout alone could not (null or misaligned data,
+// every element inside the buffer, address-space wrap, offset overflow,
+// overlap with the output state, store mode, target). Messages use the
+// native API's names (data, buffer_bytes, byte_offset).
 Status PlanFill(const Layout& layout, GenerateKind kind, void* data, uint64_t buffer_bytes,
-                const PhiloxState* out_state, const FillOptions& options, Plan* plan) noexcept;
+                uint64_t byte_offset, const PhiloxState* out_state, const FillOptions& options,
+                Plan* plan) noexcept;
 
 // Writes every element and then out_state (may be null or alias the input
 // state, which was read first). Never fails: PlanFill checked everything.

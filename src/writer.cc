@@ -349,14 +349,14 @@ uint64_t PlanTiles(Job& job, uint32_t threads, uint64_t task_option) {
   job.tiles_m = static_cast<uint64_t>((size_m + job.tile_m - 1) / job.tile_m);
   job.tiles_l = static_cast<uint64_t>((size_l + job.tile_l - 1) / job.tile_l);
   job.tiles = job.tiles_m * job.tiles_l * (L.count / static_cast<uint64_t>(size_m * size_l));
-  const uint64_t tile_elements = static_cast<uint64_t>(job.tile_m * job.tile_l);
+  const uint64_t task_elements = static_cast<uint64_t>(job.tile_m * job.tile_l);
   uint64_t per_task;
   if (task_option != 0) {
     per_task = std::max<uint64_t>(
-        1, (std::min(task_option, L.count) + tile_elements - 1) / tile_elements);
+        1, (std::min(task_option, L.count) + task_elements - 1) / task_elements);
   } else {
     per_task = std::max((job.tiles + threads - 1) / threads,
-                        (kMinTaskElements + tile_elements - 1) / tile_elements);
+                        (kMinTaskElements + task_elements - 1) / task_elements);
   }
   per_task = std::max(per_task, job.tiles / UINT32_MAX + 1);
   job.tiles_per_task = per_task;

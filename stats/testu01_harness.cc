@@ -15,7 +15,7 @@
 // Modes (how the stream is assembled; both are "what a framework sees"):
 //
 //   nhwc   Repeated fills of a logical NCHW tensor {1, 16, 64, 64} stored NHWC
-//          (strides {65536, 1, 1024, 16}), threads = 2, tile_elements = 256 so
+//          (strides {65536, 1, 1024, 16}), threads = 2, task_elements = 256 so
 //          that every fill is cut into many tiles of the transposed writer. The
 //          values are read back in LOGICAL order (n, c, h, w) and the next fill
 //          starts from this fill's output state.
@@ -145,7 +145,7 @@ struct Source {
       desc.sizes = kSizes;
       desc.strides = kStrides;
       options.threads = 2;
-      options.tile_elements = 256;
+      options.task_elements = 256;
       const Status s = randtensor::Fill(desc, tensor.data(), tensor.size() * 4, state, &state,
                                         options);
       if (!s.ok()) Die("Fill (nhwc)", s);

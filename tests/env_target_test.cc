@@ -117,7 +117,8 @@ struct Placed {
       desc.rank = static_cast<int32_t>(c.sizes.size());
       desc.sizes = c.sizes.data();
       desc.strides = c.strides.empty() ? nullptr : c.strides.data();
-      return randtensor::Fill(desc, data, bytes, zero, out_state(), c.options);
+      desc.byte_offset = static_cast<uint64_t>(-span.low) * 4;  // buffer from the lowest element
+      return randtensor::Fill(desc, buffer.data(), bytes, zero, out_state(), c.options);
     }
     namespace dml = randtensor::dml;
     static const dml::UINT kStateSizes[4] = {1, 1, 1, 6};
@@ -151,7 +152,7 @@ const std::vector<FillCase>& FillCases() {
     regular_offset.stores = StoreMode::kRegular;
     regular_offset.element_offset = 3;
     FillOptions tiled;
-    tiled.tile_elements = 36;
+    tiled.task_elements = 36;
     tiled.threads = 4;
     all.push_back({"packed 300", {300}, {}, FillOptions(), false});
     all.push_back({"packed 300, one thread", {300}, {}, one_thread, false});

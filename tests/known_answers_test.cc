@@ -116,7 +116,7 @@ std::vector<FillCase> OptionVariants(const Shape& shape, const PhiloxState& stat
     c.shape = shape;
     c.state = state;
     c.threads = threads[i];
-    c.tile_elements = tiles[i];
+    c.task_elements = tiles[i];
     c.stores = stores[i];
     c.misalign_bytes = 4 * static_cast<size_t>(i);
     out.push_back(c);
@@ -338,7 +338,7 @@ TEST(KnownAnswers, ElementOffsetIsASliceOfTheStream) {
       c.state = state;
       c.element_offset = k;
       c.threads = 2;
-      c.tile_elements = 8;
+      c.task_elements = 8;
       rt_test::FillResult r;
       EXPECT_TRUE(rt_test::CheckFill(c, &r));  // values and C + ceil((k + n) / 4)
       EXPECT_EQ(rt_test::ReadLogical(r, c.shape), SliceOfLongerFill(state, k, n))

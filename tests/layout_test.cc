@@ -89,7 +89,7 @@ TEST(Layouts, ThreadsAndTilesNeverChangeBytes) {
       for (uint64_t tile : tiles) {
         FillCase c = MakeCase(padded, offset);
         c.threads = threads;
-        c.tile_elements = tile;
+        c.task_elements = tile;
         rt_test::FillResult r;
         ASSERT_TRUE(rt_test::CheckFill(c, &r));
         // Both already matched the oracle byte for byte (padding and guards
@@ -102,12 +102,12 @@ TEST(Layouts, ThreadsAndTilesNeverChangeBytes) {
   }
 }
 
-// tile_elements is rounded up to whole blocks: the task count says so.
-TEST(Layouts, TileElementsRoundUpToWholeBlocks) {
+// task_elements is rounded up to whole blocks: the task count says so.
+TEST(Layouts, TaskElementsRoundUpToWholeBlocks) {
   for (uint64_t tile : {1, 2, 3, 4, 5, 8, 9}) {
     FillCase c = MakeCase(Shape{{40}, {}}, 0);
     c.threads = 2;
-    c.tile_elements = tile;
+    c.task_elements = tile;
     rt_test::FillResult r;
     ASSERT_TRUE(rt_test::CheckFill(c, &r));
     const uint64_t rounded = (tile + 3) / 4 * 4;
@@ -116,12 +116,12 @@ TEST(Layouts, TileElementsRoundUpToWholeBlocks) {
 }
 
 // A huge tile means one task: never a crash, never a skipped element.
-TEST(Layouts, HugeTileElementsMeanOneTask) {
+TEST(Layouts, HugeTaskElementsMeanOneTask) {
   const uint64_t huge[] = {uint64_t{1} << 62, UINT64_MAX - 8, UINT64_MAX - 3, UINT64_MAX};
   for (uint64_t tile : huge) {
     FillCase c = MakeCase(Shape{{3, 33}, {}}, 1);
     c.threads = 2;
-    c.tile_elements = tile;
+    c.task_elements = tile;
     // Run in a child process: a library that divides by a wrapped tile of 0
     // must fail this test, not abort the whole binary.
     GTEST_FLAG_SET(death_test_style, "threadsafe");
@@ -197,7 +197,7 @@ void CheckHook(randtensor::ParallelForFn fn) {
     HookLog log;
     FillCase c = MakeCase(shape, 3);
     c.threads = 4;
-    c.tile_elements = 64;
+    c.task_elements = 64;
     c.parallel_for = randtensor::ParallelFor{fn, &log};
     rt_test::FillResult r;
     EXPECT_TRUE(rt_test::CheckFill(c, &r));
@@ -222,7 +222,7 @@ TEST(Layouts, DefaultParallelForHook) {
   randtensor::SetDefaultParallelFor(randtensor::ParallelFor{ReverseOrderHook, &global});
   FillCase c = MakeCase(Shape{{3, 7, 61}, {}}, 1);
   c.threads = 4;
-  c.tile_elements = 64;
+  c.task_elements = 64;
   EXPECT_TRUE(rt_test::CheckFill(c));
   EXPECT_EQ(global.calls.load(), 1);
   c.parallel_for = randtensor::ParallelFor{StdThreadHook, &local};
@@ -293,7 +293,7 @@ TEST(Layouts, RowsThatStartAndEndMidBlock) {
           for (uint32_t threads : {1, 3}) {
             FillCase c = MakeCase(shape, offset);
             c.threads = threads;
-            c.tile_elements = threads == 1 ? 0 : 4;
+            c.task_elements = threads == 1 ? 0 : 4;
             EXPECT_TRUE(rt_test::CheckFill(c));
           }
         }
@@ -316,7 +316,7 @@ TEST(Layouts, InterleavedStrides) {
     for (uint64_t offset : {0, 2}) {
       FillCase c = MakeCase(shape, offset);
       c.threads = 2;
-      c.tile_elements = 4;
+      c.task_elements = 4;
       EXPECT_TRUE(rt_test::CheckFill(c));
     }
   }
@@ -334,7 +334,7 @@ TEST(Layouts, ConcurrentFillsFromSeveralThreads) {
         FillCase c = MakeCase(Shape{{7, 13, 129}, {13 * 131, 131, 1}}, static_cast<uint64_t>(i));
         c.state.words[4] += static_cast<uint32_t>(t);
         c.threads = 4;
-        c.tile_elements = 256;
+        c.task_elements = 256;
         if (!rt_test::CheckFill(c)) ++failures[static_cast<size_t>(t)];
       }
     });

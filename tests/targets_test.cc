@@ -136,7 +136,7 @@ FillCase RandomCase(std::mt19937_64& rng, int i) {
   c.threads = Pick(rng, threads);
   const uint64_t tiles[] = {0, 0, 4, 8, 12, 4 * (1 + rng() % 64), 1 + rng() % 50,
                             1 + rng() % 5000};
-  c.tile_elements = Pick(rng, tiles);
+  c.task_elements = Pick(rng, tiles);
   const StoreMode stores[] = {StoreMode::kAuto, StoreMode::kRegular, StoreMode::kStreaming};
   c.stores = Pick(rng, stores);
   c.misalign_bytes = 4 * static_cast<size_t>(rng() % 16);

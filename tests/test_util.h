@@ -415,7 +415,7 @@ struct FillCase {
   PhiloxState state;
   uint64_t element_offset = 0;
   uint32_t threads = 1;
-  uint64_t tile_elements = 0;
+  uint64_t task_elements = 0;
   StoreMode stores = StoreMode::kAuto;
   size_t misalign_bytes = 0;  // of the buffer's first word from a 64-byte boundary
   uint64_t extra_bytes = 0;   // declared buffer_bytes beyond the minimum (<= 64)
@@ -426,17 +426,22 @@ struct FillCase {
     out << "sizes " << VecString(shape.sizes) << " strides "
         << (shape.strides.empty() ? std::string("packed") : VecString(shape.strides))
         << " state " << StateString(state) << " offset " << element_offset << " threads "
-        << threads << " tile " << tile_elements << " stores " << static_cast<int>(stores)
+        << threads << " tile " << task_elements << " stores " << static_cast<int>(stores)
         << " misalign " << misalign_bytes << " extra bytes " << extra_bytes;
     return out.str();
   }
 };
 
+// The descriptor of `shape` in a buffer that starts at its lowest element:
+// byte_offset is how far negative strides put element (0, ..., 0) in.
 inline randtensor::TensorDesc DescOf(const Shape& shape) {
   randtensor::TensorDesc desc;
   desc.rank = shape.rank();
   desc.sizes = shape.sizes.empty() ? nullptr : shape.sizes.data();
   desc.strides = shape.strides.empty() ? nullptr : shape.strides.data();
+  bool empty = false;
+  for (const int64_t size : shape.sizes) empty |= size == 0;
+  desc.byte_offset = empty ? 0 : static_cast<uint64_t>(-ComputeSpan(shape).low) * 4;
   return desc;
 }
 
@@ -457,7 +462,7 @@ inline ::testing::AssertionResult CheckFill(const FillCase& c, FillResult* resul
   FillOptions options;
   options.element_offset = c.element_offset;
   options.threads = c.threads;
-  options.tile_elements = c.tile_elements;
+  options.task_elements = c.task_elements;
   options.stores = c.stores;
   options.parallel_for = c.parallel_for;
   FillResult local;
@@ -465,8 +470,8 @@ inline ::testing::AssertionResult CheckFill(const FillCase& c, FillResult* resul
   options.info = &r.info;
   r.out_state = PhiloxState{{0x0BADF00Du, 1, 2, 3, 4, 5}};
   const randtensor::Status status =
-      randtensor::Fill(DescOf(c.shape), buffer.data(), DmlMinBytes(c.shape) + c.extra_bytes, c.state,
-                       &r.out_state, options);
+      randtensor::Fill(DescOf(c.shape), buffer.span_begin(), DmlMinBytes(c.shape) + c.extra_bytes,
+                       c.state, &r.out_state, options);
   if (!status.ok()) {
     return ::testing::AssertionFailure() << "Fill failed: " << status.message() << "\n  case "
                                          << c.Describe();

@@ -61,9 +61,10 @@ class NativeCall {
   NativeCall(const NativeCall&) = delete;
   NativeCall& operator=(const NativeCall&) = delete;
 
-  // Sizes and strides (empty strides: packed). When the span fits the buffer,
-  // `data` addresses element (0, ..., 0) so that the lowest element lands on
-  // the buffer's start, and buffer_bytes is the exact minimum.
+  // Sizes and strides (empty strides: packed). `data` is the buffer's start;
+  // when the span fits the buffer, byte_offset puts element (0, ..., 0) where
+  // the lowest element lands on that start, and buffer_bytes is the exact
+  // minimum.
   void SetLayout(std::vector<int64_t> new_sizes, std::vector<int64_t> new_strides = {}) {
     sizes = std::move(new_sizes);
     strides = std::move(new_strides);
@@ -82,12 +83,16 @@ class NativeCall {
     }
     const i128 bytes = (high - low + 1) * 4;
     data = buffer.data();
+    desc.byte_offset = 0;
     buffer_bytes = empty ? 0 : buffer.size();
     if (!empty && bytes <= static_cast<i128>(buffer.size())) {
-      data = buffer.data() - static_cast<int64_t>(low) * 4;
+      desc.byte_offset = static_cast<uint64_t>(-low) * 4;
       buffer_bytes = static_cast<uint64_t>(bytes);
     }
   }
+
+  // Element (0, ..., 0).
+  uint8_t* Origin() const { return Bytes(data) + desc.byte_offset; }
 
   Status Run() const { return Fill(desc, data, buffer_bytes, *in_state, out_state, options); }
 
@@ -111,7 +116,7 @@ class NativeCall {
         std::vector<int64_t>(sizes.begin(), sizes.begin() + desc.rank), st);
     for (size_t e = 0; e < span.offsets.size(); ++e) {
       const uint32_t v = rt_test::OracleValue(state, options.element_offset + e);
-      expected.Put(Bytes(data) + span.offsets[e] * 4, &v, 4);
+      expected.Put(Origin() + span.offsets[e] * 4, &v, 4);
     }
     if (out_state != nullptr) {
       const PhiloxState next =
@@ -353,11 +358,23 @@ Expect StateAt(NativeCall& c, std::ptrdiff_t at) {
 
 // A fake address for data: the call must fail without dereferencing it.
 Expect FakeData(NativeCall& c, uintptr_t address, std::vector<int64_t> sizes,
-                std::vector<int64_t> strides, const char* low) {
+                std::vector<int64_t> strides, uint64_t byte_offset, StatusCode code,
+                std::vector<std::string> fragments) {
   c.SetLayout(std::move(sizes), std::move(strides));
   c.data = reinterpret_cast<void*>(address);
+  c.desc.byte_offset = byte_offset;
   c.buffer_bytes = kU64Max;
-  return {StatusCode::kOverflow, {"data = " + PointerText(c.data), low}};
+  return {code, std::move(fragments)};
+}
+
+// With negative strides byte_offset must leave room for the elements before
+// element (0, ..., 0): one element short is one element below the buffer.
+Expect ElementsBeforeData(NativeCall& c, uintptr_t address, std::vector<int64_t> sizes,
+                          std::vector<int64_t> strides, uint64_t byte_offset,
+                          const std::string& reach) {
+  const std::string offset = "byte_offset = " + std::to_string(byte_offset);
+  return FakeData(c, address, std::move(sizes), std::move(strides), byte_offset,
+                  StatusCode::kBufferTooSmall, {offset, reach + " elements before element"});
 }
 
 const Case<NativeCall> kBindingCases[] = {
@@ -415,29 +432,45 @@ const Case<NativeCall> kBindingCases[] = {
        c.buffer_bytes = 256;  // more than the 96 the layout needs: all of it is the buffer
        return StateAt(c, 200);
      }},
-    // Negative strides: the buffer starts below data, at the lowest element.
+    // Negative strides: element (0, ..., 0) lies byte_offset into the buffer.
     {"OutStateBelowDataNegativeStrides",
      [](NativeCall& c) {
-       c.SetLayout({4}, {-1});  // data = buffer + 12
+       c.SetLayout({4}, {-1});  // element (0) at data + 12
        c.out_state = reinterpret_cast<PhiloxState*>(c.buffer.data());
        return Expect{StatusCode::kOverlap, {"out_state = " + PointerText(c.out_state)}};
      }},
     {"OutStateBelowDataMixedStrides",
      [](NativeCall& c) {
-       c.SetLayout({3, 4}, {-8, 1});  // data = buffer + 64
+       c.SetLayout({3, 4}, {-8, 1});  // element (0, 0) at data + 64
        c.out_state = reinterpret_cast<PhiloxState*>(c.buffer.data() + 16);  // from a padding hole
        return Expect{StatusCode::kOverlap, {"out_state = " + PointerText(c.out_state)}};
      }},
-    {"NegativeStrideReachesBelowAddressZero",
-     [](NativeCall& c) { return FakeData(c, 64, {100}, {-1}, "-99"); }},
-    {"NegativeStrideJustBelowAddressZero",
-     [](NativeCall& c) { return FakeData(c, 392, {100}, {-1}, "-99"); }},
+    // The C caller: the buffer's start and strides {-4, 1}, no offset.
+    {"NegativeRowsWithoutByteOffset",
+     [](NativeCall& c) { return ElementsBeforeData(c, 4096, {3, 4}, {-4, 1}, 0, "8"); }},
+    {"NegativeStrideOneElementShort",
+     [](NativeCall& c) { return ElementsBeforeData(c, 64, {100}, {-1}, 392, "99"); }},
     {"HugeNegativeStrideFromALowAddress",
      [](NativeCall& c) {
-       return FakeData(c, 4096, {3}, {-(int64_t{1} << 40)}, "-2199023255552");
+       return ElementsBeforeData(c, 4096, {3}, {-(int64_t{1} << 40)}, 0, "2199023255552");
      }},
-    {"NegativeInnerStrideBelowAddressZero",
-     [](NativeCall& c) { return FakeData(c, 16, {2, 8}, {8, -1}, "-7"); }},
+    {"NegativeInnerStrideWithoutByteOffset",
+     [](NativeCall& c) { return ElementsBeforeData(c, 16, {2, 8}, {8, -1}, 0, "7"); }},
+    {"ByteOffsetMisaligned",
+     [](NativeCall& c) {
+       return FakeData(c, 4096, {4}, {-1}, 14, StatusCode::kMisaligned,
+                       {"byte_offset = 14", "element size"});
+     }},
+    {"ByteOffsetPastTheBufferEnd",
+     [](NativeCall& c) {
+       c.desc.byte_offset = 8;  // the packed 2x3x4 tensor from 8 bytes in: 8 bytes too few
+       return Expect{StatusCode::kBufferTooSmall, {"buffer_bytes = 96", "104 bytes"}};
+     }},
+    {"BufferPastTheAddressSpace",
+     [](NativeCall& c) {
+       return FakeData(c, ~uintptr_t{0} - 63, {4}, {-1}, 12, StatusCode::kOverflow,
+                       {"buffer_bytes = 18446744073709551615", "address space"});
+     }},
 };
 
 INSTANTIATE_TEST_SUITE_P(Binding, NativeValidationFillRejects, testing::ValuesIn(kBindingCases),
@@ -641,20 +674,20 @@ TEST(NativeValidationCrash, SpanPastTheTopOfTheAddressSpaceIsRejected) {
   });
 }
 
-// FillOptions::tile_elements is "rounded up to a multiple of 4": a huge value
+// FillOptions::task_elements is "rounded up to a multiple of 4": a huge value
 // must mean one tile (or be rejected by name), never a crash or a silent
 // no-op that still reports success.
-TEST(NativeValidationCrash, HugeTileElements) {
+TEST(NativeValidationCrash, HugeTaskElements) {
   for (uint64_t tile : {kU64Max, kU64Max - 1, kU64Max - 2, kU64Max - 3, kU64Max - 7,
                         uint64_t{1} << 63}) {
     SCOPED_TRACE(tile);
     validation::ExpectSurvives([tile]() -> std::string {
       NativeCall call;
-      call.options.tile_elements = tile;
+      call.options.task_elements = tile;
       const std::vector<uint8_t> before = call.buffer.Copy();
       const Status s = call.Run();
       if (s.code() == StatusCode::kInvalidArgument &&
-          std::string(s.message()).find("tile_elements") != std::string::npos) {
+          std::string(s.message()).find("task_elements") != std::string::npos) {
         return call.buffer.Copy() == before ? "" : "rejected but wrote";
       }
       if (!s.ok()) return "rejected with " + validation::Describe(s);

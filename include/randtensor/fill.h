@@ -5,15 +5,17 @@
 //     word (e' mod 4) of Philox4x32-10(C + floor(e' / 4), key),  e' = offset + e
 // where C and key come from the input state and offset is
 // FillOptions::element_offset. The element is stored at
-//     data + sum_d index[d] * strides[d]        (in elements, not bytes)
+//     data + byte_offset + size * sum_d index[d] * strides[d]
+// (strides in elements, not bytes; byte_offset from TensorDesc).
 // Values depend only on the state, the offset and e: never on strides, padding,
 // threads, tiling or the SIMD target. Bytes no element maps to are never written.
 // The output state is C + ceil((offset + N) / 4) mod 2^128 with the key copied.
 //
 // Beyond DirectML (which `directml.h` mirrors with its own limits), this API:
 //   - takes signed 64-bit sizes and strides; a negative stride is a supported
-//     layout (NumPy and PyTorch views): `data` addresses element (0, ..., 0)
-//     and the elements span from the lowest to the highest address;
+//     layout (NumPy and PyTorch views): TensorDesc::byte_offset places
+//     element (0, ..., 0) inside the buffer, and every element is checked
+//     against the buffer's bounds;
 //   - takes 64-bit element counts and ranks 0 to 8 (rank 0 holds one element);
 //   - treats a tensor with a zero size as a no-op that still writes the state
 //     (counter advanced by ceil(offset / 4));
@@ -46,6 +48,10 @@ struct TensorDesc {
   int32_t rank = 0;                  // 0 to kMaxRank
   const int64_t* sizes = nullptr;    // `rank` sizes, each >= 0
   const int64_t* strides = nullptr;  // `rank` strides in elements; nullptr: packed row-major
+  // Bytes from the buffer's start to element (0, ..., 0), as DLPack's
+  // byte_offset: with negative strides some elements lie before element
+  // (0, ..., 0), and this is how the library knows where the buffer begins.
+  uint64_t byte_offset = 0;
 };
 
 // How stores reach memory. kAuto streams (non-temporal stores) when the output
@@ -79,8 +85,8 @@ struct FillOptions {
   ParallelFor parallel_for = {};
   StoreMode stores = StoreMode::kAuto;
   // Elements per task (rounded up to a multiple of 4); 0: chosen automatically.
-  // Exposed so tests can prove tiling never changes values.
-  uint64_t tile_elements = 0;
+  // Exposed so tests can prove that cutting the work never changes values.
+  uint64_t task_elements = 0;
   FillInfo* info = nullptr;  // optional report of what ran
 };
 
@@ -89,11 +95,13 @@ struct FillOptions {
 // of 4; 0 for an empty tensor. Fails on invalid descriptors and on overflow.
 RANDTENSOR_API Status MinBufferBytes(const TensorDesc& desc, uint64_t* bytes) noexcept;
 
-// Fills the tensor `desc` whose element (0, ..., 0) is at `data`. `buffer_bytes`
-// is the size of the buffer, which starts at the lowest address any element
-// maps to; it must be at least MinBufferBytes(desc). `data` must be aligned to
-// the element size. `out_state` may be nullptr or the same memory as
-// `in_state`, and may not overlap the buffer. On error nothing is written.
+// Fills the tensor `desc` in the buffer of `buffer_bytes` bytes that starts at
+// `data`; element (0, ..., 0) is at data + desc.byte_offset. Every element
+// must lie inside [data, data + buffer_bytes): a layout that reaches before
+// the buffer's start (negative strides with too small a byte_offset) or past
+// its end is an error. `data` and byte_offset must be aligned to the element
+// size. `out_state` may be nullptr or the same memory as `in_state`, and may
+// not overlap the buffer. On error nothing is written.
 RANDTENSOR_API Status Fill(const TensorDesc& desc, void* data, uint64_t buffer_bytes,
             const PhiloxState& in_state, PhiloxState* out_state,
             const FillOptions& options = FillOptions()) noexcept;

@@ -10,7 +10,7 @@
  *   uint32_t state[6] = {0, 0, 0, 0, 42, 0};     counter words 0-3, key words 0-1
  *   int64_t sizes[2] = {3, 4};
  *   uint32_t out[12];
- *   if (randtensor_fill(out, sizeof out, RANDTENSOR_UINT32, 2, sizes, NULL,
+ *   if (randtensor_fill(out, sizeof out, 0, RANDTENSOR_UINT32, 2, sizes, NULL,
  *                       state, state, NULL) != RANDTENSOR_OK)
  *     fprintf(stderr, "%s\n", randtensor_last_error());
  */
@@ -90,7 +90,7 @@ typedef struct randtensor_fill_options {
   uint64_t element_offset;       /* first element of the stream to use */
   uint32_t threads;              /* 0: the default; 1: inline */
   randtensor_store_mode stores;  /* RANDTENSOR_STORES_AUTO */
-  uint64_t tile_elements;        /* 0: automatic */
+  uint64_t task_elements;        /* 0: automatic */
   randtensor_parallel_for_fn parallel_for;  /* NULL: the default pool */
   void* parallel_for_context;
 } randtensor_fill_options;
@@ -101,24 +101,27 @@ typedef struct randtensor_fill_info {
   int32_t lanes;
   uint32_t tasks;
   int32_t streaming;
+  const char* strategy; /* how the layout was walked (randtensor::FillInfo::strategy) */
 } randtensor_fill_info;
 
-/* Fills the tensor whose element (0, ..., 0) is at `data`: `rank` (0 to 8)
- * sizes and strides, in elements, signed; strides NULL means packed row-major,
- * and negative strides are a supported layout. `buffer_bytes` is the size of
- * the buffer, which starts at the lowest address any element maps to.
+/* Fills a tensor in the buffer of `buffer_bytes` bytes that starts at `data`;
+ * element (0, ..., 0) lies `byte_offset` bytes in (as DLPack's byte_offset).
+ * `rank` (0 to 8) sizes and strides, in elements, signed; strides NULL means
+ * packed row-major, and negative strides are a supported layout: they reach
+ * before element (0, ..., 0), so byte_offset must leave room for them. Every
+ * element must lie inside [data, data + buffer_bytes), or nothing is written.
  * in_state and out_state are six uint32 words (counter words 0-3, least
  * significant first, then key words 0-1); out_state may be NULL or equal to
  * in_state. options and info may be NULL. */
 RANDTENSOR_API randtensor_status randtensor_fill(
-    void* data, uint64_t buffer_bytes, randtensor_dtype dtype, int32_t rank,
-    const int64_t* sizes, const int64_t* strides, const uint32_t in_state[6],
+    void* data, uint64_t buffer_bytes, uint64_t byte_offset, randtensor_dtype dtype,
+    int32_t rank, const int64_t* sizes, const int64_t* strides, const uint32_t in_state[6],
     uint32_t out_state[6], const randtensor_fill_options* options);
 
 /* randtensor_fill, also reporting what ran into *info (not written on error). */
 RANDTENSOR_API randtensor_status randtensor_fill_ex(
-    void* data, uint64_t buffer_bytes, randtensor_dtype dtype, int32_t rank,
-    const int64_t* sizes, const int64_t* strides, const uint32_t in_state[6],
+    void* data, uint64_t buffer_bytes, uint64_t byte_offset, randtensor_dtype dtype,
+    int32_t rank, const int64_t* sizes, const int64_t* strides, const uint32_t in_state[6],
     uint32_t out_state[6], const randtensor_fill_options* options, randtensor_fill_info* info);
 
 /* The minimum buffer_bytes for a layout (DirectML's rule, rounded up to 4). */

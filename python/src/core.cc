@@ -151,10 +151,18 @@ py::array_t<uint32_t> FillNdarray(py::handle object, const StateWords& words, ui
   desc.sizes = sizes.data();
   desc.strides = strides.data();
   // The buffer is exactly the span of the elements: NumPy says nothing about
-  // the memory around a view, so nothing else may be assumed writable.
+  // the memory around a view, so nothing else may be assumed writable. It
+  // starts at the lowest element, which negative strides put before
+  // array.data() (element (0, ..., 0)).
   uint64_t buffer_bytes = 0;
   ThrowIfError(randtensor::MinBufferBytes(desc, &buffer_bytes));
-  void* data = const_cast<void*>(array.data());  // writability checked above
+  uint64_t below = 0;  // bytes from the lowest element to element (0, ..., 0)
+  for (size_t d = 0; d < sizes.size(); ++d) {
+    if (sizes[d] > 1 && strides[d] < 0) below += static_cast<uint64_t>(-strides[d]) * (sizes[d] - 1) * 4;
+  }
+  desc.byte_offset = below;
+  // Writability checked above; the lowest element is inside the array's memory.
+  char* data = static_cast<char*>(const_cast<void*>(array.data())) - below;
   return FillWithoutGil(words, offset, threads, [&](const PhiloxState& in, PhiloxState* out,
                                                     const randtensor::FillOptions& options) {
     return randtensor::Fill(desc, data, buffer_bytes, in, out, options);

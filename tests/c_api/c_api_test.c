@@ -182,10 +182,12 @@ static randtensor_fill_info check_layout(int line, const layout* l, const uint32
   span_buffer b = span_buffer_new(l);
   const uint64_t offset = options != NULL ? options->element_offset : 0;
   uint32_t out[6] = {7, 7, 7, 7, 7, 7}, want[6];
-  randtensor_fill_info info = {"unset", -1, 0, -1};
-  const randtensor_status status =
-      randtensor_fill_ex(b.words + b.origin, b.span_bytes, RANDTENSOR_UINT32, l->rank, l->sizes,
-                         l->strides, state, out, options, &info);
+  randtensor_fill_info info = {"unset", -1, 0, -1, "unset"};
+  /* The buffer starts at the span (kGuard words in); element 0 lies
+   * (origin - kGuard) words further, after what negative strides reach. */
+  const randtensor_status status = randtensor_fill_ex(
+      b.words + kGuard, b.span_bytes, (uint64_t)(b.origin - kGuard) * 4, RANDTENSOR_UINT32,
+      l->rank, l->sizes, l->strides, state, out, options, &info);
   check(status == RANDTENSOR_OK, line, "fill succeeds");
   check(span_buffer_matches(&b, l, state, offset), line, "values and guards match the oracle");
   advanced(state, offset + count_of(l), want);
@@ -224,8 +226,8 @@ static void test_known_answers(void) {
       uint32_t in[6], out[6] = {9, 9, 9, 9, 9, 9}, values[12] = {0};
       uint32_t* out_state = in_place ? in : out;
       memcpy(in, ka->state, sizeof(in));
-      CHECK(randtensor_fill(values, ka->n * 4, RANDTENSOR_UINT32, 1, sizes, NULL, in, out_state,
-                            NULL) == RANDTENSOR_OK);
+      CHECK(randtensor_fill(values, ka->n * 4, 0, RANDTENSOR_UINT32, 1, sizes, NULL, in,
+                            out_state, NULL) == RANDTENSOR_OK);
       CHECK(memcmp(values, ka->values, ka->n * 4) == 0);
       CHECK(values[ka->n] == 0); /* nothing past the buffer */
       CHECK(memcmp(out_state, ka->next, sizeof(out)) == 0);
@@ -242,16 +244,17 @@ static void test_strided_known_answer(void) {
   uint32_t buf[19], state[6] = {0};
   int i;
   /* A reversed 10-element view: data addresses element 0, the highest word. */
-  CHECK(randtensor_fill(buf + 9, 40, RANDTENSOR_UINT32, 1, sizes, reversed, state, NULL, NULL) ==
+  /* Element 0 is the buffer's last word: 36 bytes in. */
+  CHECK(randtensor_fill(buf, 40, 36, RANDTENSOR_UINT32, 1, sizes, reversed, state, NULL, NULL) ==
         RANDTENSOR_OK);
   for (i = 0; i < 10; ++i) CHECK(buf[9 - i] == v[i]);
   /* Every other word; the gaps are padding and stay untouched. */
   memset(buf, 0xEE, sizeof(buf));
-  CHECK(randtensor_fill(buf, sizeof(buf), RANDTENSOR_UINT32, 1, sizes, every_other, state, NULL,
-                        NULL) == RANDTENSOR_OK);
+  CHECK(randtensor_fill(buf, sizeof(buf), 0, RANDTENSOR_UINT32, 1, sizes, every_other, state,
+                        NULL, NULL) == RANDTENSOR_OK);
   for (i = 0; i < 19; ++i) CHECK(buf[i] == (i % 2 == 0 ? v[i / 2] : 0xEEEEEEEEu));
   /* Rows in reverse order: row r, column c lands at word 5 - 5r + c. */
-  CHECK(randtensor_fill(buf + 5, 40, RANDTENSOR_UINT32, 2, sizes2, flipped_rows, state, NULL,
+  CHECK(randtensor_fill(buf, 40, 20, RANDTENSOR_UINT32, 2, sizes2, flipped_rows, state, NULL,
                         NULL) == RANDTENSOR_OK);
   for (i = 0; i < 10; ++i) CHECK(buf[5 - 5 * (i / 5) + i % 5] == v[i]);
 }
@@ -277,7 +280,7 @@ static void test_element_offset(void) {
   int i;
   memset(&options, 0, sizeof(options));
   options.element_offset = 3; /* elements 3..9 of the first known answer */
-  CHECK(randtensor_fill(buf, sizeof(buf), RANDTENSOR_UINT32, 1, sizes, NULL, state, state,
+  CHECK(randtensor_fill(buf, sizeof(buf), 0, RANDTENSOR_UINT32, 1, sizes, NULL, state, state,
                         &options) == RANDTENSOR_OK);
   for (i = 0; i < 7; ++i) CHECK(buf[i] == v[3 + i]);
   CHECK(state[0] == 3); /* ceil((3 + 7) / 4): the counter moves past the offset too */
@@ -292,16 +295,16 @@ static void test_element_offset(void) {
 static void test_empty_tensor(void) {
   const int64_t sizes[2] = {4, 0};
   uint32_t state[6] = {5, 0, 0, 0, 1, 2}, want[6];
-  randtensor_fill_info info = {"unset", -1, 9, -1};
+  randtensor_fill_info info = {"unset", -1, 9, -1, "unset"};
   randtensor_fill_options options;
   memset(&options, 0, sizeof(options));
-  CHECK(randtensor_fill_ex(NULL, 0, RANDTENSOR_UINT32, 2, sizes, NULL, state, state, NULL,
+  CHECK(randtensor_fill_ex(NULL, 0, 0, RANDTENSOR_UINT32, 2, sizes, NULL, state, state, NULL,
                            &info) == RANDTENSOR_OK);
   CHECK(state[0] == 5); /* no elements: the counter stays */
   CHECK(info.target != NULL && strcmp(info.target, "") == 0 && info.tasks == 0);
   options.element_offset = 5; /* still a no-op that advances past the offset */
   advanced(state, 5, want);
-  CHECK(randtensor_fill(NULL, 0, RANDTENSOR_UINT32, 2, sizes, NULL, state, state, &options) ==
+  CHECK(randtensor_fill(NULL, 0, 0, RANDTENSOR_UINT32, 2, sizes, NULL, state, state, &options) ==
         RANDTENSOR_OK);
   CHECK(memcmp(state, want, sizeof(want)) == 0);
 }
@@ -329,6 +332,7 @@ typedef struct bad_call {
   uint32_t words[10 + 2 * kGuard];
   void* data;
   uint64_t buffer_bytes;
+  uint64_t byte_offset;
   randtensor_dtype dtype;
   int32_t rank;
   int64_t sizes[9];
@@ -369,8 +373,8 @@ static int bad_call_untouched(const bad_call* c) {
 }
 
 static randtensor_status bad_call_run(bad_call* c) {
-  return randtensor_fill_ex(c->data, c->buffer_bytes, c->dtype, c->rank, c->sizes, c->strides,
-                            c->in_state, c->out_state, &c->options, &c->info);
+  return randtensor_fill_ex(c->data, c->buffer_bytes, c->byte_offset, c->dtype, c->rank, c->sizes,
+                            c->strides, c->in_state, c->out_state, &c->options, &c->info);
 }
 
 static void bad_call_rejects(int line, bad_call* c, randtensor_status code,
@@ -384,7 +388,7 @@ static void bad_call_rejects(int line, bad_call* c, randtensor_status code,
 }
 
 static void test_bad_calls(void) {
-  static const int64_t overlapping[2] = {1, 1}, zero[1] = {0};
+  static const int64_t overlapping[2] = {1, 1}, zero[1] = {0}, backwards[1] = {-1};
   bad_call c;
   bad_call_init(&c);
   CHECK(bad_call_run(&c) == RANDTENSOR_OK); /* the baseline is valid */
@@ -413,6 +417,20 @@ static void test_bad_calls(void) {
   bad_call_rejects(__LINE__, &c, RANDTENSOR_INVALID_ARGUMENT, "stores = 7");
   bad_call_init(&c), c.options.element_offset = UINT64_MAX;
   bad_call_rejects(__LINE__, &c, RANDTENSOR_OVERFLOW, "element_offset");
+  /* The buffer's start passed with a negative stride and no byte_offset:
+   * the elements would lie below the buffer (once written there). */
+  bad_call_init(&c), c.strides = backwards;
+  bad_call_rejects(__LINE__, &c, RANDTENSOR_BUFFER_TOO_SMALL, "byte_offset = 0");
+  bad_call_init(&c), c.strides = backwards, c.byte_offset = 32; /* one element short */
+  bad_call_rejects(__LINE__, &c, RANDTENSOR_BUFFER_TOO_SMALL, "byte_offset = 32");
+  bad_call_init(&c), c.byte_offset = 4; /* packed, shifted: the last element past the end */
+  bad_call_rejects(__LINE__, &c, RANDTENSOR_BUFFER_TOO_SMALL, "buffer_bytes = 40");
+  bad_call_init(&c), c.byte_offset = 2;
+  bad_call_rejects(__LINE__, &c, RANDTENSOR_MISALIGNED, "byte_offset = 2");
+  /* ... and with the right byte_offset it is accepted, last word first. */
+  bad_call_init(&c), c.strides = backwards, c.byte_offset = 36;
+  CHECK(bad_call_run(&c) == RANDTENSOR_OK);
+  CHECK(c.words[kGuard + 9] == kKnown[0].values[0] && c.words[kGuard] == kKnown[0].values[9]);
 }
 
 /* out_state inside the output buffer: the caller's own pointer must reach
@@ -420,8 +438,8 @@ static void test_bad_calls(void) {
 static void test_state_out_overlapping_buffer(void) {
   bad_call c;
   bad_call_init(&c);
-  CHECK(randtensor_fill(c.data, c.buffer_bytes, RANDTENSOR_UINT32, 1, c.sizes, NULL, c.in_state,
-                        c.words + kGuard + 2, NULL) == RANDTENSOR_OVERLAP);
+  CHECK(randtensor_fill(c.data, c.buffer_bytes, 0, RANDTENSOR_UINT32, 1, c.sizes, NULL,
+                        c.in_state, c.words + kGuard + 2, NULL) == RANDTENSOR_OVERLAP);
   CHECK(contains(randtensor_last_error(), "overlaps"));
   CHECK(bad_call_untouched(&c));
 }
@@ -447,12 +465,12 @@ static void test_last_error_is_per_thread(void) {
   char mine[256];
   pthread_t thread;
   thread_report report;
-  CHECK(randtensor_fill(buf, sizeof(buf), RANDTENSOR_UINT32, 9, sizes, NULL, state, NULL,
+  CHECK(randtensor_fill(buf, sizeof(buf), 0, RANDTENSOR_UINT32, 9, sizes, NULL, state, NULL,
                         NULL) == RANDTENSOR_UNSUPPORTED);
   snprintf(mine, sizeof(mine), "%s", randtensor_last_error());
   CHECK(contains(mine, "rank = 9"));
   /* A successful call leaves the message alone. */
-  CHECK(randtensor_fill(buf, sizeof(buf), RANDTENSOR_UINT32, 1, sizes, NULL, state, NULL,
+  CHECK(randtensor_fill(buf, sizeof(buf), 0, RANDTENSOR_UINT32, 1, sizes, NULL, state, NULL,
                         NULL) == RANDTENSOR_OK);
   CHECK(strcmp(randtensor_last_error(), mine) == 0);
   /* Another thread starts with "" and its failure stays its own. */
@@ -551,7 +569,7 @@ static void test_threading_hooks(void) {
   randtensor_fill_options options;
   randtensor_fill_info info;
   memset(&options, 0, sizeof(options));
-  options.tile_elements = 1024; /* many tasks for 20000 elements */
+  options.task_elements = 1024; /* many tasks for 20000 elements */
   CHECK(hardware >= 1);
   randtensor_set_default_threads(3);
   CHECK(randtensor_default_threads() == 3);

@@ -44,7 +44,7 @@ Status FillThrough(Entry entry, const DLTensor& tensor, const PhiloxState& in, P
   randtensor_fill_options c_options = {};
   c_options.element_offset = options.element_offset;
   c_options.threads = options.threads;
-  c_options.tile_elements = options.tile_elements;
+  c_options.task_elements = options.task_elements;
   const randtensor_status code =
       randtensor_fill_dltensor(&tensor, in.words, out != nullptr ? out->words : nullptr, &c_options);
   if (code == RANDTENSOR_OK) return Status();
@@ -94,7 +94,7 @@ struct FillCase {
   DLDeviceType device = kDLCPU;
   uint64_t element_offset = 0;
   uint32_t threads = 1;
-  uint64_t tile_elements = 0;
+  uint64_t task_elements = 0;
 };
 
 void PrintTo(const FillCase& c, std::ostream* os) { *os << c.name; }
@@ -141,7 +141,7 @@ TEST_P(DLPackFills, MatchTheOracleAndTouchNothingElse) {
   FillOptions options;
   options.element_offset = c.element_offset;
   options.threads = c.threads;
-  options.tile_elements = c.tile_elements;
+  options.task_elements = c.task_elements;
   PhiloxState out{{1, 2, 3, 4, 5, 6}};
 
   const Status status = FillThrough(entry, t, kWrapState, &out, options);

@@ -94,7 +94,7 @@ FillCase CaseOf(const Subject& subject, uint32_t threads, uint64_t tile, StoreMo
   c.state = kState;
   c.element_offset = subject.offset;
   c.threads = threads;
-  c.tile_elements = tile;
+  c.task_elements = tile;
   c.stores = stores;
   return c;
 }
@@ -128,7 +128,7 @@ class Prepared {
     tensor_.buffer.Load(pristine_);
     PhiloxState out;
     const randtensor::Status status =
-        randtensor::Fill(rt_test::DescOf(c.shape), tensor_.data(), tensor_.bytes, c.state, &out,
+        randtensor::Fill(rt_test::DescOf(c.shape), tensor_.span_begin(), tensor_.bytes, c.state, &out,
                          rt_guard::OptionsOf(c, info));
     if (!status.ok()) return ::testing::AssertionFailure() << status.message();
     ::testing::AssertionResult same = tensor_.buffer.Holds(expected_, tensor_.origin());

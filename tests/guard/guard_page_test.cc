@@ -123,7 +123,7 @@ GuardCase DrawCase(Sampler& s, const Shape& shape, StoreMode stores, Edge edge) 
   c.fill.state = s.State();
   c.fill.element_offset = static_cast<uint64_t>(s.Between(0, 3));
   c.fill.threads = s.Threads();
-  c.fill.tile_elements = s.Tile();
+  c.fill.task_elements = s.Tile();
   c.fill.stores = stores;
   c.edge = edge;
   c.gap_bytes = s.Gap();
@@ -185,7 +185,7 @@ void RunCase(const GuardCase& c, CaseLog& log) {
   GuardedStates states(c.fill.state, c.edge, c.in_place_state);
   if (!BeginCase("Fill", c, t, states, t.declared - t.bytes, log)) return;
   const randtensor::Status status =
-      randtensor::Fill(rt_test::DescOf(c.fill.shape), t.data(), t.declared,
+      randtensor::Fill(rt_test::DescOf(c.fill.shape), t.span_begin(), t.declared,
                        *static_cast<const PhiloxState*>(states.input()),
                        static_cast<PhiloxState*>(states.output()), rt_guard::OptionsOf(c.fill));
   if (!log.Check(Succeeded(status))) return;

@@ -118,6 +118,9 @@ struct GuardedTensor {
   // Word index of element (0, ..., 0) in the accessible region.
   int64_t origin() const { return buffer.span_index() - span.low; }
   uint32_t* data() { return buffer.words() + origin(); }
+  // The buffer's start: the lowest element (rt_test::DescOf's byte_offset
+  // puts element (0, ..., 0) at data()).
+  uint32_t* span_begin() { return buffer.words() + buffer.span_index(); }
 
   std::vector<uint32_t> Expected(const randtensor::PhiloxState& state, uint64_t offset) const {
     std::vector<uint32_t> image = buffer.Pristine();
@@ -151,7 +154,7 @@ inline randtensor::FillOptions OptionsOf(const FillCase& c, randtensor::FillInfo
   randtensor::FillOptions options;
   options.element_offset = c.element_offset;
   options.threads = c.threads;
-  options.tile_elements = c.tile_elements;
+  options.task_elements = c.task_elements;
   options.stores = c.stores;
   options.parallel_for = c.parallel_for;
   options.info = info;

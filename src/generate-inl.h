@@ -50,9 +50,11 @@ void GenerateBlocks(const Stream& s, uint64_t block, uint64_t nblocks, uint32_t*
 
 #else
 
-// Independent vectors in flight per round: enough to cover the multiplier
-// latency without spilling (each batch holds 4 registers; AVX-512 has 32,
-// AVX2 and SSE4 16). Tuned on Zen 4 with 256 KiB fills (tools: benchmarks/).
+// Independent vectors in flight per round, to cover the multiplier latency.
+// Each batch holds 4 state registers. Tuned on Zen 4 with 256 KiB fills
+// (benchmarks/): 6 on AVX-512 (32 registers: no spills) and 4 on AVX2 (16
+// registers). SSE4/SSSE3 keep 6, so some state spills to L1 there; not
+// re-tuned since (their kernels exist for old CPUs and for tests).
 #if HWY_TARGET <= HWY_AVX3
 constexpr size_t kBatches = 6;
 #elif HWY_TARGET == HWY_AVX2

@@ -10,6 +10,8 @@
 //                           writes nothing. If the build did not compile it,
 //                           the name is unknown (as --expect-error below).
 //   --expect-active=widest  the first supported entry of the target list.
+//   --each-compiled         runs --expect-active=NAME, with RANDTENSOR_TARGET
+//                           set, for every target the library compiled.
 //   --expect-error=unknown_target
 //                           GetActiveTarget and every fill fail with
 //                           kUnknownTarget naming RANDTENSOR_TARGET and its
@@ -18,6 +20,9 @@
 // Exits 0 on success, 1 with the failures printed otherwise.
 
 #include <gtest/gtest.h>
+
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cctype>
 #include <cstdio>
@@ -275,10 +280,36 @@ TEST(EnvTarget, UnknownNameIsAnError) {
 
 }  // namespace
 
+// --each-compiled: every target this build compiled, each in a fresh process
+// of this program with RANDTENSOR_TARGET set to its name, so the list of
+// targets lives in the library alone (no hand list in CMake).
+int RunEachCompiled(const char* self) {
+  int failures = 0;
+  for (int i = 0; i < randtensor::TargetCount(); ++i) {
+    const std::string name = Target(i).name;
+    const std::string arg = "--expect-active=" + name;
+    std::fflush(stdout);
+    const pid_t pid = fork();
+    if (pid == 0) {
+      setenv("RANDTENSOR_TARGET", name.c_str(), 1);
+      execl(self, self, arg.c_str(), static_cast<char*>(nullptr));
+      _exit(127);
+    }
+    int status = 0;
+    const bool ok = pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+                    WEXITSTATUS(status) == 0;
+    std::printf("%s: RANDTENSOR_TARGET=%s\n", ok ? "ok" : "FAILED", name.c_str());
+    failures += ok ? 0 : 1;
+  }
+  std::printf("%d passed, %d failed\n", randtensor::TargetCount() - failures, failures);
+  return failures == 0 && randtensor::TargetCount() > 0 ? 0 : 1;
+}
+
 int main(int argc, char** argv) {
   testing::InitGoogleTest(&argc, argv);  // takes the --gtest_* flags out
   const std::string active = "--expect-active=";
   const std::string error = "--expect-error=unknown_target";
+  if (argc == 2 && std::strcmp(argv[1], "--each-compiled") == 0) return RunEachCompiled(argv[0]);
   if (argc == 2 && std::strncmp(argv[1], active.c_str(), active.size()) == 0 &&
       argv[1][active.size()] != '\0') {
     g_mode = Mode::kActive;

@@ -153,14 +153,19 @@ py::array_t<uint32_t> FillNdarray(py::handle object, const StateWords& words, ui
   // The buffer is exactly the span of the elements: NumPy says nothing about
   // the memory around a view, so nothing else may be assumed writable. It
   // starts at the lowest element, which negative strides put before
-  // array.data() (element (0, ..., 0)).
-  uint64_t buffer_bytes = 0;
-  ThrowIfError(randtensor::MinBufferBytes(desc, &buffer_bytes));
-  uint64_t below = 0;  // bytes from the lowest element to element (0, ..., 0)
+  // array.data() (element (0, ..., 0)). NumPy guarantees that the span is
+  // addressable, so these sums cannot overflow; Fill validates the rest.
+  uint64_t below = 0, above = 0;  // bytes below and above element (0, ..., 0)
+  bool empty = false;
   for (size_t d = 0; d < sizes.size(); ++d) {
-    if (sizes[d] > 1 && strides[d] < 0) below += static_cast<uint64_t>(-strides[d]) * (sizes[d] - 1) * 4;
+    empty |= sizes[d] == 0;
+    if (sizes[d] < 2) continue;
+    const uint64_t reach = static_cast<uint64_t>(strides[d] < 0 ? -strides[d] : strides[d]) *
+                           static_cast<uint64_t>(sizes[d] - 1) * 4;
+    (strides[d] < 0 ? below : above) += reach;
   }
-  desc.byte_offset = below;
+  const uint64_t buffer_bytes = empty ? 0 : below + above + 4;
+  desc.byte_offset = empty ? 0 : below;
   // Writability checked above; the lowest element is inside the array's memory.
   char* data = static_cast<char*>(const_cast<void*>(array.data())) - below;
   return FillWithoutGil(words, offset, threads, [&](const PhiloxState& in, PhiloxState* out,

@@ -128,7 +128,7 @@ Status PlanFill(const Layout& layout, GenerateKind kind, void* data, uint64_t bu
   plan->kind = kind;
   plan->element_size = element_size;
   plan->words_per_element = WordsPerElement(kind);
-  plan->layout = layout;
+  plan->layout = &layout;
   plan->stream_base = options.element_offset;
   plan->stream_end = options.element_offset + layout.count;
   plan->origin = static_cast<char*>(data) + byte_offset;
@@ -144,7 +144,7 @@ void ExecutePlan(const Plan& plan, const PhiloxState& in_state, PhiloxState* out
                  FillInfo* info) noexcept {
   const PhiloxState state = in_state;  // out_state may be the same memory
   FillInfo done;
-  if (plan.layout.count != 0) WriteTensor(plan, state, &done);
+  if (plan.layout->count != 0) WriteTensor(plan, state, &done);
   if (info != nullptr) *info = done;
   if (out_state != nullptr) {
     // Words per element w: the fill owns stream words up to w * stream_end.

@@ -28,8 +28,10 @@ struct Plan {
   int words_per_element = 1;
 
   // Where each element goes and which element of the stream it is (the
-  // stream map: layout.strides and layout.stream_strides, see layout.h).
-  Layout layout;
+  // stream map: layout->strides and layout->stream_strides, see layout.h).
+  // The caller's validated layout, which outlives the plan's execution (a
+  // fill plans and executes in one call; not copied: small fills count).
+  const Layout* layout = nullptr;
   uint64_t stream_base = 0;  // stream index of element (0, ..., 0)
   uint64_t stream_end = 0;   // one past the last stream element the fill owns
   char* origin = nullptr;    // element (0, ..., 0)

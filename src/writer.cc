@@ -69,7 +69,7 @@ const char* StrategyName(Strategy s, bool all_columns) {
 struct Job {
   Job(const Plan& p, const PhiloxState& state)
       : plan(&p),
-        layout(&p.layout),
+        layout(p.layout),
         generate(&p.kernels->Generate(p.kind)),
         move(&p.kernels->Move(p.element_size)),
         stream{state.counter(), RoundKeys(state.key())},
@@ -382,7 +382,7 @@ bool StreamingPays(uint64_t bytes) noexcept {
 }
 
 void WriteTensor(const Plan& plan, const PhiloxState& state, FillInfo* info) noexcept {
-  const Layout& layout = plan.layout;
+  const Layout& layout = *plan.layout;
   const int inner = layout.rank - 1;
   const bool inner_stream_run = layout.stream_strides[inner] == 1;
 

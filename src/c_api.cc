@@ -87,6 +87,16 @@ FillOptions ToFillOptions(const randtensor_fill_options* options) {
   out.stores = static_cast<StoreMode>(RawEnum(options->stores));  // Fill validates it
   out.task_elements = options->task_elements;
   out.parallel_for = ParallelFor{options->parallel_for, options->parallel_for_context};
+  const randtensor_distribution& d = options->distribution;
+  out.distribution.kind = static_cast<DistributionKind>(RawEnum(d.kind));  // Fill validates it
+  switch (out.distribution.kind) {
+    case DistributionKind::kUniform: out.distribution.low = d.a, out.distribution.high = d.b; break;
+    case DistributionKind::kNormal: out.distribution.mean = d.a, out.distribution.std = d.b; break;
+    case DistributionKind::kBernoulli: out.distribution.p = d.a; break;
+    default: break;
+  }
+  out.distribution.int_low = d.int_low;
+  out.distribution.int_high = d.int_high;
   return out;
 }
 

@@ -336,7 +336,7 @@ Status ExecuteRandomGenerator(const DML_RANDOM_GENERATOR_OPERATOR_DESC& desc,
   const PhiloxState state = *static_cast<const PhiloxState*>(inputState.Data);
   detail::Plan plan;
   // DirectML's strides are unsigned: element (0, ..., 0) is the buffer's start.
-  status = detail::PlanFill(op.layout, detail::GenerateKind::kBitsUint32, output.Data,
+  status = detail::PlanFill(op.layout, detail::GenerateKind::kBitsUint32, {}, output.Data,
                             out->TotalTensorSizeInBytes, 0, state_out, options, &plan);
   if (!status.ok()) return status;
   detail::ExecutePlan(plan, state, state_out, options.info);

@@ -150,7 +150,7 @@ Status FillDLTensor(const DLTensor& tensor, const PhiloxState& in_state, PhiloxS
   detail::Plan plan;
   if (status.ok()) {
     void* lowest = layout.count != 0 ? static_cast<char*>(origin) - below : nullptr;
-    status = detail::PlanFill(layout, detail::GenerateKind::kBitsUint32, lowest,
+    status = detail::PlanFill(layout, detail::GenerateKind::kBitsUint32, {}, lowest,
                               layout.min_bytes, below, out_state, options, &plan);
   }
   if (!status.ok()) return status;

@@ -2,9 +2,11 @@
 
 #include "randtensor/fill.h"
 
+#include <cmath>
 #include <cstdint>
 
 #include "src/dispatch.h"
+#include "src/half.h"
 #include "src/layout.h"
 #include "src/plan.h"
 #include "src/writer.h"
@@ -21,38 +23,200 @@ bool RangesOverlap(uintptr_t a, uint64_t a_bytes, uintptr_t b, uint64_t b_bytes)
   return a <= b ? b - a < a_bytes : a - b < b_bytes;
 }
 
-// The generate kernel of a public data type (bits: the only one so far).
-bool KindOf(DataType type, detail::GenerateKind* kind) {
+const char* TypeName(DataType type) {
   switch (type) {
-    case DataType::kUint32: *kind = detail::GenerateKind::kBitsUint32; return true;
+    case DataType::kUint32: return "uint32";
+    case DataType::kFloat32: return "float32";
+    case DataType::kFloat64: return "float64";
+    case DataType::kFloat16: return "float16";
+    case DataType::kBfloat16: return "bfloat16";
+    case DataType::kUint8: return "uint8";
+    case DataType::kBool: return "bool";
+    case DataType::kInt32: return "int32";
+    case DataType::kInt64: return "int64";
   }
-  return false;
+  return nullptr;
+}
+
+const char* DistributionName(DistributionKind kind) {
+  switch (kind) {
+    case DistributionKind::kBits: return "bits";
+    case DistributionKind::kUniform: return "uniform";
+    case DistributionKind::kNormal: return "normal";
+    case DistributionKind::kBernoulli: return "bernoulli";
+    case DistributionKind::kIntegers: return "integers";
+  }
+  return nullptr;
 }
 
 // The descriptor's own rules: data type and layout.
-Status Analyze(const TensorDesc& desc, detail::GenerateKind* kind, detail::Layout* layout) {
-  if (!KindOf(desc.dtype, kind)) {
+Status Analyze(const TensorDesc& desc, detail::Layout* layout) {
+  const int size = ElementSize(desc.dtype);
+  if (size == 0) {
     return Status::Error(StatusCode::kUnsupported, "dtype = %d is not a supported data type",
                          static_cast<int>(desc.dtype));
   }
-  return detail::AnalyzeLayout(desc.rank, desc.sizes, desc.strides,
-                               detail::ElementBytes(*kind), kNativeNames, layout);
+  return detail::AnalyzeLayout(desc.rank, desc.sizes, desc.strides, size, kNativeNames, layout);
+}
+
+Status CannotHold(DataType type, DistributionKind kind, const char* why) {
+  return Status::Error(StatusCode::kUnsupported, "dtype = %s cannot hold distribution %s%s",
+                       TypeName(type), DistributionName(kind), why);
+}
+
+// uniform(low, high) for float32, float16, bfloat16 (SPEC.md section 8, with
+// PyTorch's bounds in the output type for the 16-bit ones).
+Status ResolveUniform(DataType type, const Distribution& d, detail::GenerateKind* kind,
+                      detail::KindParams* p) {
+  if (!std::isfinite(d.low) || !std::isfinite(d.high) || !(d.low < d.high)) {
+    return Status::Error(StatusCode::kInvalidArgument,
+                         "distribution.low = %g and distribution.high = %g: uniform needs "
+                         "finite low < high",
+                         d.low, d.high);
+  }
+  float low = static_cast<float>(d.low), high = static_cast<float>(d.high);
+  switch (type) {
+    case DataType::kFloat32: *kind = detail::GenerateKind::kUniformFloat32; break;
+    case DataType::kFloat16:
+      *kind = detail::GenerateKind::kUniformFloat16;
+      p->low_bits = detail::Float16Bits(low);
+      p->high_bits = detail::Float16Bits(high);
+      low = detail::Float16Value(static_cast<uint16_t>(p->low_bits));
+      high = detail::Float16Value(static_cast<uint16_t>(p->high_bits));
+      break;
+    case DataType::kBfloat16:
+      *kind = detail::GenerateKind::kUniformBfloat16;
+      p->low_bits = detail::Bfloat16Bits(low);
+      p->high_bits = detail::Bfloat16Bits(high);
+      low = detail::Bfloat16Value(static_cast<uint16_t>(p->low_bits));
+      high = detail::Bfloat16Value(static_cast<uint16_t>(p->high_bits));
+      break;
+    case DataType::kFloat64: return CannotHold(type, d.kind, " yet (two words per element)");
+    default: return CannotHold(type, d.kind, " (a floating-point type is needed)");
+  }
+  float range = high - low;
+  if (type == DataType::kFloat16) range = detail::Float16Value(detail::Float16Bits(range));
+  if (type == DataType::kBfloat16) range = detail::Bfloat16Value(detail::Bfloat16Bits(range));
+  if (!(low < high) || !std::isfinite(low) || !std::isfinite(high) || !std::isfinite(range)) {
+    return Status::Error(StatusCode::kInvalidArgument,
+                         "distribution.low = %g and distribution.high = %g become %g and %g in "
+                         "%s, range %g: not a finite low < high there",
+                         d.low, d.high, static_cast<double>(low), static_cast<double>(high),
+                         TypeName(type), static_cast<double>(range));
+  }
+  p->low_f = low;
+  p->high_f = high;
+  p->range_f = range;
+  return Status();
+}
+
+Status ResolveBernoulli(DataType type, const Distribution& d, detail::GenerateKind* kind,
+                        detail::KindParams* p) {
+  if (!(d.p >= 0 && d.p <= 1)) {
+    return Status::Error(StatusCode::kInvalidArgument,
+                         "distribution.p = %g is outside [0, 1]", d.p);
+  }
+  switch (type) {
+    case DataType::kUint8:
+    case DataType::kBool: *kind = detail::GenerateKind::kBernoulliUint8; break;
+    case DataType::kInt32: *kind = detail::GenerateKind::kBernoulliInt32; break;
+    case DataType::kFloat32: *kind = detail::GenerateKind::kBernoulliFloat32; break;
+    case DataType::kFloat16: *kind = detail::GenerateKind::kBernoulliFloat16; break;
+    case DataType::kBfloat16: *kind = detail::GenerateKind::kBernoulliBfloat16; break;
+    case DataType::kFloat64: return CannotHold(type, d.kind, " yet (two words per element)");
+    default: return CannotHold(type, d.kind, " yet");
+  }
+  p->p_f = static_cast<float>(d.p);
+  return Status();
+}
+
+// integers(low, high): one word per element while high - low < 2^28, the
+// path public PyTorch takes for every type (SPEC.md section 8 said 2^32;
+// the GPU follows PyTorch: tests/reference/README.md).
+Status ResolveIntegers(DataType type, const Distribution& d, detail::GenerateKind* kind,
+                       detail::KindParams* p) {
+  if (!(d.int_low < d.int_high)) {
+    return Status::Error(StatusCode::kInvalidArgument,
+                         "distribution.int_low = %lld is not below distribution.int_high = %lld",
+                         static_cast<long long>(d.int_low), static_cast<long long>(d.int_high));
+  }
+  __extension__ typedef __int128 i128;
+  i128 min = 0, max = 0;  // the values the type holds exactly
+  switch (type) {
+    case DataType::kInt32: *kind = detail::GenerateKind::kIntegersInt32; min = INT32_MIN, max = INT32_MAX; break;
+    case DataType::kUint32: *kind = detail::GenerateKind::kIntegersInt32; min = 0, max = UINT32_MAX; break;
+    case DataType::kInt64: *kind = detail::GenerateKind::kIntegersInt64; min = INT64_MIN, max = INT64_MAX; break;
+    case DataType::kFloat32: *kind = detail::GenerateKind::kIntegersFloat32; min = -(i128{1} << 24), max = i128{1} << 24; break;
+    case DataType::kFloat64: *kind = detail::GenerateKind::kIntegersFloat64; min = -(i128{1} << 53), max = i128{1} << 53; break;
+    default: return CannotHold(type, d.kind, " yet");
+  }
+  if (d.int_low < min || static_cast<i128>(d.int_high) - 1 > max) {
+    return Status::Error(StatusCode::kInvalidArgument,
+                         "distribution.int_low = %lld, int_high = %lld: values outside what %s "
+                         "holds exactly",
+                         static_cast<long long>(d.int_low), static_cast<long long>(d.int_high),
+                         TypeName(type));
+  }
+  const i128 range = static_cast<i128>(d.int_high) - d.int_low;
+  if (range >= (i128{1} << 28)) {
+    return Status::Error(StatusCode::kUnsupported,
+                         "distribution.int_high - int_low = %lld: ranges of 2^28 and more take "
+                         "two words per element, not implemented yet",
+                         static_cast<long long>(range));
+  }
+  p->range = static_cast<uint32_t>(range);
+  p->low = d.int_low;
+  return Status();
 }
 
 }  // namespace
 
+namespace detail {
+Status ResolveDistribution(DataType type, const Distribution& d, GenerateKind* kind,
+                           KindParams* p) noexcept {
+  if (TypeName(type) == nullptr) {
+    return Status::Error(StatusCode::kUnsupported, "dtype = %d is not a supported data type",
+                         static_cast<int>(type));
+  }
+  switch (d.kind) {
+    case DistributionKind::kBits:
+      if (type != DataType::kUint32) return CannotHold(type, d.kind, " (bits are uint32)");
+      *kind = detail::GenerateKind::kBitsUint32;
+      return Status();
+    case DistributionKind::kUniform: return ResolveUniform(type, d, kind, p);
+    case DistributionKind::kBernoulli: return ResolveBernoulli(type, d, kind, p);
+    case DistributionKind::kIntegers: return ResolveIntegers(type, d, kind, p);
+    case DistributionKind::kNormal:
+      return Status::Error(StatusCode::kUnsupported,
+                           "distribution normal is not implemented yet (SPEC.md section 8)");
+  }
+  return Status::Error(StatusCode::kInvalidArgument, "distribution.kind = %d is not a distribution",
+                       static_cast<int>(d.kind));
+}
+}  // namespace detail
+
 int ElementSize(DataType type) noexcept {
-  detail::GenerateKind kind;
-  return KindOf(type, &kind) ? detail::ElementBytes(kind) : 0;
+  switch (type) {
+    case DataType::kUint8:
+    case DataType::kBool: return 1;
+    case DataType::kFloat16:
+    case DataType::kBfloat16: return 2;
+    case DataType::kUint32:
+    case DataType::kFloat32:
+    case DataType::kInt32: return 4;
+    case DataType::kFloat64:
+    case DataType::kInt64: return 8;
+  }
+  return 0;
 }
 
 namespace detail {
 
 __extension__ typedef __int128 i128;  // GCC and Clang: bounds without overflow
 
-Status PlanFill(const Layout& layout, GenerateKind kind, void* data, uint64_t buffer_bytes,
-                uint64_t byte_offset, const PhiloxState* out_state, const FillOptions& options,
-                Plan* plan) noexcept {
+Status PlanFill(const Layout& layout, GenerateKind kind, const KindParams& params, void* data,
+                uint64_t buffer_bytes, uint64_t byte_offset, const PhiloxState* out_state,
+                const FillOptions& options, Plan* plan) noexcept {
   const int element_size = ElementBytes(kind);
   const uintptr_t addr = reinterpret_cast<uintptr_t>(data);
   if (layout.count != 0) {
@@ -126,6 +290,7 @@ Status PlanFill(const Layout& layout, GenerateKind kind, void* data, uint64_t bu
   if (!status.ok()) return status;
 
   plan->kind = kind;
+  plan->params = params;
   plan->element_size = element_size;
   plan->words_per_element = WordsPerElement(kind);
   plan->layout = &layout;
@@ -156,9 +321,8 @@ void ExecutePlan(const Plan& plan, const PhiloxState& in_state, PhiloxState* out
 
 Status MinBufferBytes(const TensorDesc& desc, uint64_t* bytes) noexcept {
   if (bytes == nullptr) return Status::Error(StatusCode::kInvalidArgument, "bytes is null");
-  detail::GenerateKind kind;
   detail::Layout layout;
-  Status status = Analyze(desc, &kind, &layout);
+  Status status = Analyze(desc, &layout);
   if (status.ok()) *bytes = layout.min_bytes;
   return status;
 }
@@ -168,12 +332,16 @@ Status Fill(const TensorDesc& desc, void* data, uint64_t buffer_bytes,
             const FillOptions& options) noexcept {
   const PhiloxState state = in_state;  // read first: out_state may be the same memory
   detail::GenerateKind kind;
+  detail::KindParams params;
   detail::Layout layout;
-  Status status = Analyze(desc, &kind, &layout);
+  Status status = Analyze(desc, &layout);
+  if (status.ok()) {
+    status = detail::ResolveDistribution(desc.dtype, options.distribution, &kind, &params);
+  }
   if (!status.ok()) return status;
   detail::Plan plan;
-  status = detail::PlanFill(layout, kind, data, buffer_bytes, desc.byte_offset, out_state,
-                            options, &plan);
+  status = detail::PlanFill(layout, kind, params, data, buffer_bytes, desc.byte_offset,
+                            out_state, options, &plan);
   if (!status.ok()) return status;
   detail::ExecutePlan(plan, state, out_state, options.info);
   return Status();

@@ -6,7 +6,7 @@
 // Generate kernels turn Philox blocks into elements of one type and
 // distribution, in registers, right after the rounds: X(kind, element type,
 // stream words per element). Adding a distribution or an output type adds a
-// line here and its conversion in generate-inl.h; the writer, tiling,
+// line here and its conversion in convert-inl.h; the writer, tiling,
 // threads and stores need nothing new (docs/architecture.md).
 //
 // Move kernels place elements that were generated into L1 (copy, tile
@@ -17,7 +17,20 @@
 
 #include <cstdint>
 
-#define RANDTENSOR_GENERATE_KERNELS(X) X(kBitsUint32, uint32_t, 1)
+#define RANDTENSOR_GENERATE_KERNELS(X) \
+  X(kBitsUint32, uint32_t, 1)          \
+  X(kUniformFloat32, float, 1)         \
+  X(kUniformFloat16, uint16_t, 1)      \
+  X(kUniformBfloat16, uint16_t, 1)     \
+  X(kBernoulliUint8, uint8_t, 1)       \
+  X(kBernoulliInt32, int32_t, 1)       \
+  X(kBernoulliFloat32, float, 1)       \
+  X(kBernoulliFloat16, uint16_t, 1)    \
+  X(kBernoulliBfloat16, uint16_t, 1)   \
+  X(kIntegersInt32, int32_t, 1)        \
+  X(kIntegersInt64, int64_t, 1)        \
+  X(kIntegersFloat32, float, 1)        \
+  X(kIntegersFloat64, double, 1)
 
 #define RANDTENSOR_MOVE_SIZES(X) \
   X(1, uint8_t)                  \
@@ -36,6 +49,18 @@ enum class GenerateKind : int {
   kCount
 };
 constexpr int kGenerateKinds = static_cast<int>(GenerateKind::kCount);
+
+// The element type and stream words per element of a kind, at compile time.
+template <GenerateKind kKind>
+struct KindTraits;
+#define RANDTENSOR_KIND_TRAITS(kind, type, words) \
+  template <>                                     \
+  struct KindTraits<GenerateKind::kind> {         \
+    using Type = type;                            \
+    static constexpr int kWords = words;          \
+  };
+RANDTENSOR_GENERATE_KERNELS(RANDTENSOR_KIND_TRAITS)
+#undef RANDTENSOR_KIND_TRAITS
 
 // Element sizes with move kernels: 1, 2, 4, 8 bytes, by log2.
 constexpr int kMoveSizes = 4;

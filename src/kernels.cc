@@ -14,9 +14,11 @@
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 
 #include <cstdint>
+#include <cstring>
 
 #include "hwy/cache_control.h"
 #include "hwy/highway.h"
+#include "src/convert-inl.h"
 #include "src/generate-inl.h"
 #include "src/kernel_list.h"
 #include "src/kernels.h"
@@ -26,19 +28,25 @@ HWY_BEFORE_NAMESPACE();
 namespace randtensor {
 namespace HWY_NAMESPACE {
 
+// Bits converted: the words themselves (ConvertFn).
+void CopyWords(const detail::KindParams& /*params*/, const uint32_t* words, uint64_t n,
+               void* dst) {
+  std::memcpy(dst, words, n * 4);
+}
+
 // The generate kernels of one kind on this target (kernel_list.h).
-detail::GenerateKernels GenerateKernelsFor(detail::GenerateKind kind) {
-  switch (kind) {
-    case detail::GenerateKind::kBitsUint32:
+template <detail::GenerateKind kKind>
+detail::GenerateKernels KernelsOf() {
+  if constexpr (kKind == detail::GenerateKind::kBitsUint32) {
 #if HWY_TARGET <= HWY_AVX3
-      return {GenerateBits, GenerateBitsColumns,
-              static_cast<uint32_t>(hn::Lanes(hn::ScalableTag<uint32_t>()))};
+    return {GenerateBits, CopyWords, GenerateBitsColumns,
+            static_cast<uint32_t>(hn::Lanes(hn::ScalableTag<uint32_t>()))};
 #else
-      return {GenerateBits, nullptr, 0};
+    return {GenerateBits, CopyWords, nullptr, 0};
 #endif
-    case detail::GenerateKind::kCount: break;
+  } else {
+    return {convert::GenerateConverted<kKind>, convert::ConvertWords<kKind>, nullptr, 0};
   }
-  return {nullptr, nullptr, 0};
 }
 
 // The entry this target contributes. A function rather than a global so the
@@ -48,9 +56,11 @@ detail::KernelTable GetKernelTable() {
   table.name = hwy::TargetName(HWY_TARGET);
   table.hwy_target = HWY_TARGET;
   table.lanes = static_cast<int>(hn::Lanes(hn::ScalableTag<uint32_t>()));
-  for (int k = 0; k < detail::kGenerateKinds; ++k) {
-    table.generate[k] = GenerateKernelsFor(static_cast<detail::GenerateKind>(k));
-  }
+#define RANDTENSOR_GENERATE_ENTRY(kind, type, words) \
+  table.generate[static_cast<int>(detail::GenerateKind::kind)] = \
+      KernelsOf<detail::GenerateKind::kind>();
+  RANDTENSOR_GENERATE_KERNELS(RANDTENSOR_GENERATE_ENTRY)
+#undef RANDTENSOR_GENERATE_ENTRY
 #define RANDTENSOR_MOVE_ENTRY(bytes, type) \
   table.move[detail::MoveIndex(bytes)] = MoveKernelsFor<type>();
   RANDTENSOR_MOVE_SIZES(RANDTENSOR_MOVE_ENTRY)

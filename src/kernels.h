@@ -33,11 +33,22 @@ struct RoundKeys {
   }
 };
 
-// What every kernel needs to know about the stream: element e of the stream is
-// word e % 4 of Philox(start + e / 4, key).
+// The constants a distribution's conversion needs, computed once per fill
+// (PlanFill) from the parameters and the output type.
+struct KindParams {
+  float low_f = 0, high_f = 0, range_f = 0;  // uniform: L, H, R = H - L as floats
+  uint32_t low_bits = 0, high_bits = 0;      // uniform float16/bfloat16: L, H in that type
+  float p_f = 0;                             // bernoulli: float(p)
+  uint32_t range = 1;                        // integers: high - low (< 2^28)
+  int64_t low = 0;                           // integers: low
+};
+
+// What every kernel needs to know about the stream: word j of the stream is
+// word j % 4 of Philox(start + j / 4, key); `params` are the distribution's.
 struct Stream {
   Counter128 start;
   RoundKeys keys;
+  KindParams params = {};
 };
 
 // ------------------------------------------------------------ generate
@@ -59,8 +70,15 @@ using GenerateColumnsFn = void (*)(const Stream& stream, uint64_t first, uint64_
                                    size_t rows, size_t cols, void* dst, int64_t stride_l,
                                    bool streaming);
 
+// Converts n stream words (one per element) to n elements of the kind:
+// what `contiguous` does after the rounds, exposed so tests can feed chosen
+// words (edge cases no seed would reach).
+using ConvertFn = void (*)(const KindParams& params, const uint32_t* words, uint64_t n,
+                           void* dst);
+
 struct GenerateKernels {
   GenerateFn contiguous;
+  ConvertFn convert;
   GenerateColumnsFn columns;  // nullptr when column_lanes == 0
   // Runs per call of `columns` come in multiples of this (its lanes); 0: no
   // column kernel on this target for this kind.

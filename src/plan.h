@@ -24,6 +24,7 @@ struct Plan {
   // What each element is: the generate kernel's kind, the element's size in
   // bytes and how many stream words it takes.
   GenerateKind kind = GenerateKind::kBitsUint32;
+  KindParams params;  // the distribution's constants
   int element_size = 4;
   int words_per_element = 1;
 
@@ -44,16 +45,21 @@ struct Plan {
   uint64_t task_elements = 0;  // FillOptions::task_elements
 };
 
-// Binds a validated `layout` of elements of `kind` to the buffer of
+// The generate kind of (dtype, distribution) and its per-fill constants, or
+// an error naming the parameter and value (SPEC.md section 8's rules).
+Status ResolveDistribution(DataType type, const Distribution& distribution, GenerateKind* kind,
+                           KindParams* params) noexcept;
+
+// Binds a validated `layout` of elements of `kind` (with its constants) to the buffer of
 // `buffer_bytes` bytes at `data`, whose element (0, ..., 0) lies
 // `byte_offset` bytes in, an optional output state and the fill options.
 // Checks everything the layout alone could not (null or misaligned data,
 // every element inside the buffer, address-space wrap, offset overflow,
 // overlap with the output state, store mode, target). Messages use the
 // native API's names (data, buffer_bytes, byte_offset).
-Status PlanFill(const Layout& layout, GenerateKind kind, void* data, uint64_t buffer_bytes,
-                uint64_t byte_offset, const PhiloxState* out_state, const FillOptions& options,
-                Plan* plan) noexcept;
+Status PlanFill(const Layout& layout, GenerateKind kind, const KindParams& params, void* data,
+                uint64_t buffer_bytes, uint64_t byte_offset, const PhiloxState* out_state,
+                const FillOptions& options, Plan* plan) noexcept;
 
 // Writes every element and then out_state (may be null or alias the input
 // state, which was read first). Never fails: PlanFill checked everything.

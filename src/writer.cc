@@ -72,7 +72,7 @@ struct Job {
         layout(p.layout),
         generate(&p.kernels->Generate(p.kind)),
         move(&p.kernels->Move(p.element_size)),
-        stream{state.counter(), RoundKeys(state.key())},
+        stream{state.counter(), RoundKeys(state.key()), p.params},
         streaming(p.streaming),
         element_size(p.element_size),
         stage_elements(kStageBytes / static_cast<uint64_t>(p.element_size)) {}

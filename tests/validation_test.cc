@@ -181,8 +181,8 @@ Expect Overlap(NativeCall& c, std::vector<int64_t> sizes, std::vector<int64_t> s
 const Case<NativeCall> kDescriptorCases[] = {
     {"DtypeUnknown",
      [](NativeCall& c) {
-       c.desc.dtype = static_cast<DataType>(7);
-       return Expect{StatusCode::kUnsupported, {"dtype = 7"}};
+       c.desc.dtype = static_cast<DataType>(99);
+       return Expect{StatusCode::kUnsupported, {"dtype = 99"}};
      }},
     {"DtypeNegative",
      [](NativeCall& c) {

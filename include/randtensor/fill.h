@@ -25,6 +25,7 @@
 
 #include <cstdint>
 
+#include "randtensor/distribution.h"
 #include "randtensor/export.h"
 #include "randtensor/parallel.h"
 #include "randtensor/philox.h"
@@ -34,10 +35,17 @@ namespace randtensor {
 
 inline constexpr int kMaxRank = 8;
 
-// Output element types. Only kUint32 exists today; floating-point
-// distributions will be added as further values.
+// Output element types (which distributions each holds: distribution.h).
 enum class DataType : int32_t {
   kUint32 = 0,
+  kFloat32 = 1,
+  kFloat64 = 2,
+  kFloat16 = 3,
+  kBfloat16 = 4,
+  kUint8 = 5,
+  kBool = 6,  // one byte, 0 or 1
+  kInt32 = 7,
+  kInt64 = 8,
 };
 
 // Size of one element of `type` in bytes, or 0 for an unknown type.
@@ -88,6 +96,8 @@ struct FillOptions {
   // Exposed so tests can prove that cutting the work never changes values.
   uint64_t task_elements = 0;
   FillInfo* info = nullptr;  // optional report of what ran
+  // What values to write (distribution.h); the default is the stream's bits.
+  Distribution distribution = {};
 };
 
 // Minimum buffer size in bytes for `desc` (DirectML's rule, SPEC.md section 4):

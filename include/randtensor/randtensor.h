@@ -44,7 +44,36 @@ typedef enum randtensor_status {
 } randtensor_status;
 
 /* Output element types (randtensor::DataType). */
-typedef enum randtensor_dtype { RANDTENSOR_UINT32 = 0 } randtensor_dtype;
+/* Output types (randtensor::DataType). */
+typedef enum randtensor_dtype {
+  RANDTENSOR_UINT32 = 0,
+  RANDTENSOR_FLOAT32 = 1,
+  RANDTENSOR_FLOAT64 = 2,
+  RANDTENSOR_FLOAT16 = 3,
+  RANDTENSOR_BFLOAT16 = 4,
+  RANDTENSOR_UINT8 = 5,
+  RANDTENSOR_BOOL = 6,
+  RANDTENSOR_INT32 = 7,
+  RANDTENSOR_INT64 = 8
+} randtensor_dtype;
+
+/* Distributions (randtensor::DistributionKind; randtensor/distribution.h
+ * says which types each fills in this version). */
+typedef enum randtensor_distribution_kind {
+  RANDTENSOR_BITS = 0,
+  RANDTENSOR_UNIFORM = 1,
+  RANDTENSOR_NORMAL = 2,
+  RANDTENSOR_BERNOULLI = 3,
+  RANDTENSOR_INTEGERS = 4
+} randtensor_distribution_kind;
+
+/* Parameters: uniform [a, b), normal mean a and std b, bernoulli p = a,
+ * integers [int_low, int_high). All zero: bits. */
+typedef struct randtensor_distribution {
+  randtensor_distribution_kind kind;
+  double a, b;
+  int64_t int_low, int_high;
+} randtensor_distribution;
 
 /* How stores reach memory (randtensor::StoreMode). */
 typedef enum randtensor_store_mode {
@@ -93,6 +122,7 @@ typedef struct randtensor_fill_options {
   uint64_t task_elements;        /* 0: automatic */
   randtensor_parallel_for_fn parallel_for;  /* NULL: the default pool */
   void* parallel_for_context;
+  randtensor_distribution distribution;     /* zero: bits */
 } randtensor_fill_options;
 
 /* Report of what a fill did (randtensor::FillInfo). */

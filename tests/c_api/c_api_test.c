@@ -397,8 +397,8 @@ static void test_bad_calls(void) {
   bad_call_rejects(__LINE__, &c, RANDTENSOR_INVALID_ARGUMENT, "data is null");
   bad_call_init(&c), c.in_state = NULL;
   bad_call_rejects(__LINE__, &c, RANDTENSOR_INVALID_ARGUMENT, "in_state is null");
-  bad_call_init(&c), c.dtype = (randtensor_dtype)7;
-  bad_call_rejects(__LINE__, &c, RANDTENSOR_UNSUPPORTED, "dtype = 7");
+  bad_call_init(&c), c.dtype = (randtensor_dtype)99;
+  bad_call_rejects(__LINE__, &c, RANDTENSOR_UNSUPPORTED, "dtype = 99");
   bad_call_init(&c), c.rank = 9;
   bad_call_rejects(__LINE__, &c, RANDTENSOR_UNSUPPORTED, "rank = 9");
   bad_call_init(&c), c.rank = -1;
@@ -435,6 +435,46 @@ static void test_bad_calls(void) {
 
 /* out_state inside the output buffer: the caller's own pointer must reach
  * the overlap check (not a copy of it). */
+/* Distributions through the C options: uniform(0, 1) float32 and bernoulli
+ * uint8 from the zero state, the first values of the reference model's cases
+ * u_f32_01_s0_k0 and b_u8_s0_k0 (tests/data/distributions.txt, written by
+ * tests/reference/make_distribution_cases.py); a bad p is refused by name. */
+static void test_distributions(void) {
+  static const uint32_t kUniformBits[4] = {0x3ecc4fd2, 0x3f6169c6, 0x3f3c57ac, 0x3f1b00dc};
+  const int64_t sizes[1] = {4};
+  uint32_t state[6] = {0, 0, 0, 0, 0, 0};
+  float out[4];
+  uint8_t bytes[8];
+  int i;
+  randtensor_fill_options options;
+  memset(&options, 0, sizeof(options));
+  options.distribution.kind = RANDTENSOR_UNIFORM;
+  options.distribution.a = 0.0;
+  options.distribution.b = 1.0;
+  CHECK(randtensor_fill(out, sizeof(out), 0, RANDTENSOR_FLOAT32, 1, sizes, NULL, state, state,
+                        &options) == RANDTENSOR_OK);
+  for (i = 0; i < 4; ++i) {
+    uint32_t bits;
+    memcpy(&bits, &out[i], 4);
+    CHECK(bits == kUniformBits[i]);
+  }
+  CHECK(state[0] == 1); /* one word per element: ceil(4 / 4) blocks */
+  memset(state, 0, sizeof(state));
+  memset(bytes, 0xEE, sizeof(bytes));
+  options.distribution.kind = RANDTENSOR_BERNOULLI;
+  options.distribution.a = 0.3;
+  CHECK(randtensor_fill(bytes, 4, 0, RANDTENSOR_UINT8, 1, sizes, NULL, state, NULL, &options) ==
+        RANDTENSOR_OK);
+  CHECK(bytes[0] == 0 && bytes[1] == 0 && bytes[2] == 0 && bytes[3] == 0);
+  CHECK(bytes[4] == 0xEE); /* nothing past the four elements */
+  options.distribution.a = 1.5;
+  memset(bytes, 0xEE, sizeof(bytes));
+  CHECK(randtensor_fill(bytes, 4, 0, RANDTENSOR_UINT8, 1, sizes, NULL, state, NULL, &options) ==
+        RANDTENSOR_INVALID_ARGUMENT);
+  CHECK(contains(randtensor_last_error(), "distribution.p = 1.5"));
+  CHECK(bytes[0] == 0xEE);
+}
+
 static void test_state_out_overlapping_buffer(void) {
   bad_call c;
   bad_call_init(&c);
@@ -606,6 +646,7 @@ int main(void) {
   test_empty_tensor();
   test_min_buffer_bytes();
   test_bad_calls();
+  test_distributions();
   test_state_out_overlapping_buffer();
   test_last_error_is_per_thread();
   test_targets();

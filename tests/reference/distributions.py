@@ -356,6 +356,14 @@ def fill(state, k, n, dist, params, dtype, variant="pytorch", fused=True):
     if dist == "normal":
         return [d[2] for d in normal_detail(state, k, n, params[0], params[1], dtype)], out_state
     words = stream_words(state, w * k, w * n)
+    return fill_words(words, dist, params, dtype, variant, fused)[0], out_state
+
+
+def fill_words(words, dist, params, dtype, variant="pytorch", fused=True):
+    """The elements that the given stream words become (w words each), as in
+    fill(); for edge words no seed reaches on purpose. Returns (values, w)."""
+    w = word_count(dist, dtype, params, variant)
+    n = len(words) // w
     vals = []
     for e in range(n):
         ws = words[w * e:w * e + w]
@@ -377,7 +385,7 @@ def fill(state, k, n, dist, params, dtype, variant="pytorch", fused=True):
             vals.append(_int_out(low + x % r, dtype))
         else:
             raise ValueError(dist)
-    return vals, out_state
+    return vals, w
 
 
 def to_float(bits, fmt):

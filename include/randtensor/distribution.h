@@ -1,0 +1,72 @@
+// Distributions: what values a fill writes (SPEC.md section 8, profile
+// `cuda`: what one CUDA thread computes with cuRAND's device API and
+// PyTorch's CUDA transforms, element after element).
+//
+// Element i of a fill (stream index i = element_offset + logical index) reads
+// `w` stream words, w = 1 or 2 by distribution and type, and the output state
+// is C + ceil((offset + N) * w / 4). Values never depend on layout, threads,
+// tiling or the SIMD target.
+//
+// Implemented in this version (others are refused with kUnsupported, naming
+// what is missing):
+//   bits                    uint32
+//   uniform(low, high)      float32, float16, bfloat16
+//   bernoulli(p)            uint8, bool, int32, float32, float16, bfloat16
+//   integers(low, high)     int32, int64, uint32, float32, float64 when
+//                           high - low < 2^28 (PyTorch's one-word path)
+// Not yet: normal, float64 uniform and bernoulli, integer ranges >= 2^28.
+#ifndef RANDTENSOR_DISTRIBUTION_H_
+#define RANDTENSOR_DISTRIBUTION_H_
+
+#include <cstdint>
+
+namespace randtensor {
+
+enum class DistributionKind : int32_t {
+  kBits = 0,       // the stream's words (uint32)
+  kUniform = 1,    // [low, high)
+  kNormal = 2,     // mean, std (not implemented yet)
+  kBernoulli = 3,  // 1 with probability p, else 0
+  kIntegers = 4,   // [int_low, int_high)
+};
+
+struct Distribution {
+  DistributionKind kind = DistributionKind::kBits;
+  double low = 0, high = 1;           // uniform
+  double mean = 0, std = 1;           // normal
+  double p = 0.5;                     // bernoulli
+  int64_t int_low = 0, int_high = 1;  // integers
+
+  static Distribution Bits() { return Distribution(); }
+  static Distribution Uniform(double low, double high) {
+    Distribution d;
+    d.kind = DistributionKind::kUniform;
+    d.low = low;
+    d.high = high;
+    return d;
+  }
+  static Distribution Normal(double mean, double std) {
+    Distribution d;
+    d.kind = DistributionKind::kNormal;
+    d.mean = mean;
+    d.std = std;
+    return d;
+  }
+  static Distribution Bernoulli(double p) {
+    Distribution d;
+    d.kind = DistributionKind::kBernoulli;
+    d.p = p;
+    return d;
+  }
+  static Distribution Integers(int64_t low, int64_t high) {
+    Distribution d;
+    d.kind = DistributionKind::kIntegers;
+    d.int_low = low;
+    d.int_high = high;
+    return d;
+  }
+};
+
+}  // namespace randtensor
+
+#endif  // RANDTENSOR_DISTRIBUTION_H_

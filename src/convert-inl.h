@@ -1,0 +1,267 @@
+// Conversions from stream words to distributions (SPEC.md section 8), per
+// SIMD target: one converter per generate kind of kernel_list.h. Included
+// only by kernels.cc through foreach_target.h, hence the toggle guard.
+//
+// Bit-exact on every target: only exactly rounded operations (add, mul,
+// compare, integer ops, int32 -> float conversion of values below 2^24), no
+// contraction (kernels.cc is built with -ffp-contract=off), and every fused
+// multiply-add stated: hardware FMA where the target has it (AVX2, AVX-512),
+// else an exact emulation (FmaExact below). float16 and bfloat16 are built
+// from float bits with integer round-to-nearest-even, never DemoteTo (which
+// truncates on SSE4 and rounds on F16C).
+//
+// How words reach a converter: the generate kernel fills a small L1 chunk of
+// words with the bits kernel and converts it (GenerateConverted). A fixed
+// 1 KiB buffer, not one that grows with the tensor; fusing the conversion
+// into the rounds' registers is a later speed step.
+
+#if defined(RANDTENSOR_SRC_CONVERT_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef RANDTENSOR_SRC_CONVERT_INL_H_
+#undef RANDTENSOR_SRC_CONVERT_INL_H_
+#else
+#define RANDTENSOR_SRC_CONVERT_INL_H_
+#endif
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include "hwy/highway.h"
+#include "src/generate-inl.h"
+#include "src/kernel_list.h"
+#include "src/kernels.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace randtensor {
+namespace HWY_NAMESPACE {
+namespace convert {
+
+namespace hn = hwy::HWY_NAMESPACE;
+using detail::GenerateKind;
+using detail::KindParams;
+
+using DW = hn::ScalableTag<uint32_t>;  // stream words
+using DF = hn::Rebind<float, DW>;      // one float per word
+using DI = hn::Rebind<int32_t, DW>;
+using VW = hn::Vec<DW>;
+using VF = hn::Vec<DF>;
+
+// Exact fma(a, b, c) in float without FMA hardware: a * b is exact in double
+// (24 + 24 bits); the double sum is rounded to odd (its TwoSum error decides
+// the last bit), and rounding a round-to-odd double (53 bits >= 24 + 2) to
+// float gives the correctly rounded fma.
+HWY_INLINE float FmaExactScalar(float a, float b, float c) {
+  const double p = static_cast<double>(a) * static_cast<double>(b);
+  const double cd = c;
+  double s = p + cd;
+  const double bb = s - p;
+  const double err = (p - (s - bb)) + (cd - bb);  // p + cd = s + err exactly
+  if (err != 0) {
+    uint64_t bits;
+    std::memcpy(&bits, &s, 8);
+    if ((bits & 1) == 0) {
+      // s != 0 here (a zero sum is exact). Step to the odd neighbour on the
+      // side of the exact value.
+      bits = (err > 0) == (s > 0) ? bits + 1 : bits - 1;
+      std::memcpy(&s, &bits, 8);
+    }
+  }
+  return static_cast<float>(s);
+}
+
+HWY_INLINE VF FmaExact(VF a, VF b, VF c) {
+#if HWY_TARGET <= HWY_AVX2 && HWY_ARCH_X86
+  return hn::MulAdd(a, b, c);  // vfmadd: one rounding
+#else
+  const DF df;
+  HWY_ALIGN float fa[hn::MaxLanes(df)], fb[hn::MaxLanes(df)], fc[hn::MaxLanes(df)];
+  hn::Store(a, df, fa);
+  hn::Store(b, df, fb);
+  hn::Store(c, df, fc);
+  for (size_t i = 0; i < hn::Lanes(df); ++i) fa[i] = FmaExactScalar(fa[i], fb[i], fc[i]);
+  return hn::Load(df, fa);
+#endif
+}
+
+// u32(x) = fma(float(x), 2^-32, 2^-33): float(x) correctly rounded as
+// hi * 65536 + lo (both exact in float, one rounding in the add); then the
+// product is exact (a power of two), so the add is the fma's one rounding.
+HWY_INLINE VF UnitFloat(VW x) {
+  const DF df;
+  const DI di;
+  const VF hi = hn::ConvertTo(df, hn::BitCast(di, hn::ShiftRight<16>(x)));
+  const VF lo = hn::ConvertTo(df, hn::BitCast(di, hn::And(x, hn::Set(DW(), 0xFFFFu))));
+  const VF fx = hn::Add(hn::Mul(hi, hn::Set(df, 65536.0f)), lo);
+  return hn::Add(hn::Mul(fx, hn::Set(df, 0x1p-32f)), hn::Set(df, 0x1p-33f));
+}
+
+// Round-to-nearest-even float -> float16 bits (in the low half of each word),
+// for finite inputs: normal, subnormal and overflow to infinity.
+HWY_INLINE VW Float16Bits(VF f) {
+  const DW dw;
+  const DI di;
+  const DF df;
+  VW x = hn::BitCast(dw, f);
+  const VW sign = hn::And(x, hn::Set(dw, 0x80000000u));
+  x = hn::Xor(x, sign);
+  const hn::Vec<DI> xi = hn::BitCast(di, x);  // < 2^31: signed compares are exact
+  // Normal: rebias the exponent (-112 << 23), add half an ulp minus one plus
+  // the kept lsb (ties to even), drop 13 bits.
+  const VW odd = hn::And(hn::ShiftRight<13>(x), hn::Set(dw, 1u));
+  const VW normal =
+      hn::ShiftRight<13>(hn::Add(hn::Add(x, hn::Set(dw, 0xC8000FFFu)), odd));
+  // Subnormal (below 2^-14): adding 0.5f lines the result up in the low
+  // mantissa bits, the float add doing the rounding.
+  const VF magic = hn::BitCast(df, hn::Set(dw, 0x3F000000u));
+  const VW sub = hn::Sub(hn::BitCast(dw, hn::Add(hn::BitCast(df, x), magic)), hn::BitCast(dw, magic));
+  VW out = hn::IfThenElse(hn::RebindMask(dw, hn::Lt(xi, hn::Set(di, 0x38800000))), sub, normal);
+  out = hn::IfThenElse(hn::RebindMask(dw, hn::Gt(xi, hn::Set(di, 0x477FEFFF))), hn::Set(dw, 0x7C00u),
+                       out);
+  return hn::Or(out, hn::ShiftRight<16>(sign));
+}
+
+// Round-to-nearest-even float -> bfloat16 bits (finite inputs).
+HWY_INLINE VW Bfloat16Bits(VF f) {
+  const DW dw;
+  const VW x = hn::BitCast(dw, f);
+  const VW odd = hn::And(hn::ShiftRight<16>(x), hn::Set(dw, 1u));
+  return hn::ShiftRight<16>(hn::Add(hn::Add(x, hn::Set(dw, 0x7FFFu)), odd));
+}
+
+// Stores the low 16 / 8 bits of each word (values that fit).
+HWY_INLINE void Store16(VW v, uint16_t* dst) {
+  const hn::Rebind<uint16_t, DW> d16;
+  hn::StoreU(hn::DemoteTo(d16, hn::BitCast(DI(), v)), d16, dst);
+}
+HWY_INLINE void Store8(VW v, uint8_t* dst) {
+  const hn::Rebind<uint8_t, DW> d8;
+  hn::StoreU(hn::DemoteTo(d8, hn::BitCast(DI(), v)), d8, dst);
+}
+
+// uniform: t = fma(u, R, L) in float; t == H flips to L (PyTorch's (0, 1] ->
+// [0, 1)). For float16/bfloat16, PyTorch casts the bounds to the output type
+// first (L, H and R are values of that type, R = half(H - L)), rounds t once
+// to the type and compares there (SPEC.md section 8 said otherwise; the GPU
+// agrees with PyTorch: tests/reference/README.md).
+HWY_INLINE VF UniformFloat(const KindParams& p, VW w) {
+  const DF df;
+  return FmaExact(UnitFloat(w), hn::Set(df, p.range_f), hn::Set(df, p.low_f));
+}
+
+HWY_INLINE void UniformFloat32(const KindParams& p, VW w, void* dst) {
+  const DF df;
+  const VF t = UniformFloat(p, w);
+  const VF out = hn::IfThenElse(hn::Eq(t, hn::Set(df, p.high_f)), hn::Set(df, p.low_f), t);
+  hn::StoreU(out, df, static_cast<float*>(dst));
+}
+
+template <bool kBfloat16>
+HWY_INLINE void UniformHalf(const KindParams& p, VW w, void* dst) {
+  const DW dw;
+  const VF t = UniformFloat(p, w);
+  const VW bits = kBfloat16 ? Bfloat16Bits(t) : Float16Bits(t);
+  const VW out =
+      hn::IfThenElse(hn::Eq(bits, hn::Set(dw, p.high_bits)), hn::Set(dw, p.low_bits), bits);
+  Store16(out, static_cast<uint16_t*>(dst));
+}
+
+// bernoulli: 1 if u32(x) < float(p) else 0, as `one` of the output type.
+HWY_INLINE VW BernoulliBits(const KindParams& p, VW w, uint32_t one) {
+  const DW dw;
+  const DF df;
+  const auto hit = hn::RebindMask(dw, hn::Lt(UnitFloat(w), hn::Set(df, p.p_f)));
+  return hn::IfThenElseZero(hit, hn::Set(dw, one));
+}
+
+// integers (one word, high - low < 2^28): low + (x mod r), per lane.
+template <typename T>
+HWY_INLINE void Integers(const KindParams& p, VW w, void* dst) {
+  const DW dw;
+  HWY_ALIGN uint32_t x[hn::MaxLanes(dw)];
+  hn::Store(w, dw, x);
+  T* out = static_cast<T*>(dst);
+  for (size_t i = 0; i < hn::Lanes(dw); ++i) {
+    // Exact: |low + m| is within the output type's integer range (checked).
+    out[i] = static_cast<T>(p.low + static_cast<int64_t>(x[i] % p.range));
+  }
+}
+
+// One vector of words -> Lanes(DW) elements of `kind` at dst.
+template <GenerateKind kKind>
+HWY_INLINE void ConvertVector(const KindParams& p, VW w, void* dst) {
+  if constexpr (kKind == GenerateKind::kUniformFloat32) {
+    UniformFloat32(p, w, dst);
+  } else if constexpr (kKind == GenerateKind::kUniformFloat16) {
+    UniformHalf<false>(p, w, dst);
+  } else if constexpr (kKind == GenerateKind::kUniformBfloat16) {
+    UniformHalf<true>(p, w, dst);
+  } else if constexpr (kKind == GenerateKind::kBernoulliUint8) {
+    Store8(BernoulliBits(p, w, 1), static_cast<uint8_t*>(dst));
+  } else if constexpr (kKind == GenerateKind::kBernoulliInt32) {
+    hn::StoreU(BernoulliBits(p, w, 1), DW(), static_cast<uint32_t*>(dst));
+  } else if constexpr (kKind == GenerateKind::kBernoulliFloat32) {
+    hn::StoreU(BernoulliBits(p, w, 0x3F800000u), DW(), static_cast<uint32_t*>(dst));
+  } else if constexpr (kKind == GenerateKind::kBernoulliFloat16) {
+    Store16(BernoulliBits(p, w, 0x3C00u), static_cast<uint16_t*>(dst));
+  } else if constexpr (kKind == GenerateKind::kBernoulliBfloat16) {
+    Store16(BernoulliBits(p, w, 0x3F80u), static_cast<uint16_t*>(dst));
+  } else if constexpr (kKind == GenerateKind::kIntegersInt32) {
+    Integers<int32_t>(p, w, dst);
+  } else if constexpr (kKind == GenerateKind::kIntegersInt64) {
+    Integers<int64_t>(p, w, dst);
+  } else if constexpr (kKind == GenerateKind::kIntegersFloat32) {
+    Integers<float>(p, w, dst);
+  } else if constexpr (kKind == GenerateKind::kIntegersFloat64) {
+    Integers<double>(p, w, dst);
+  } else {
+    static_assert(kKind == GenerateKind::kCount, "a kind without a converter");
+  }
+}
+
+// Words [0, n) -> n elements of `kind` (ConvertFn). A partial last vector is
+// converted from a zero-padded copy into scratch and copied out, so the same
+// code computes every element.
+template <GenerateKind kKind>
+void ConvertWords(const KindParams& p, const uint32_t* words, uint64_t n, void* dst) {
+  using T = typename detail::KindTraits<kKind>::Type;
+  const DW dw;
+  const size_t N = hn::Lanes(dw);
+  T* out = static_cast<T*>(dst);
+  uint64_t i = 0;
+  for (; i + N <= n; i += N) ConvertVector<kKind>(p, hn::LoadU(dw, words + i), out + i);
+  if (i < n) {
+    HWY_ALIGN uint32_t padded[hn::MaxLanes(dw)] = {};
+    HWY_ALIGN T scratch[hn::MaxLanes(dw)];
+    std::memcpy(padded, words + i, (n - i) * 4);
+    ConvertVector<kKind>(p, hn::Load(dw, padded), scratch);
+    std::memcpy(out + i, scratch, (n - i) * sizeof(T));
+  }
+}
+
+// Elements [first, first + count) of `kind` (one word each) into dst
+// (GenerateFn): the words of a chunk from the bits kernel into L1, then
+// converted. Plain stores: `streaming` is not yet honoured for these kinds.
+template <GenerateKind kKind>
+void GenerateConverted(const detail::Stream& s, uint64_t first, uint64_t count, void* dst,
+                       bool /*streaming*/) {
+  using T = typename detail::KindTraits<kKind>::Type;
+  static_assert(detail::KindTraits<kKind>::kWords == 1, "two-word kinds need their own chunking");
+  constexpr uint64_t kChunk = 256;
+  HWY_ALIGN uint32_t words[kChunk];
+  T* out = static_cast<T*>(dst);
+  while (count != 0) {
+    const uint64_t n = count < kChunk ? count : kChunk;
+    GenerateBits(s, first, n, words, false);
+    ConvertWords<kKind>(s.params, words, n, out);
+    first += n;
+    out += n;
+    count -= n;
+  }
+}
+
+}  // namespace convert
+}  // namespace HWY_NAMESPACE
+}  // namespace randtensor
+HWY_AFTER_NAMESPACE();
+
+#endif  // RANDTENSOR_SRC_CONVERT_INL_H_ toggle guard

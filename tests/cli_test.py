@@ -668,10 +668,14 @@ def test_repeat_prints_gbps_and_state_after_one_call(tmp_path):
     state = [100, 0, 0, 0, 1, 2]
     lines, data = generate_file(tmp_path, "r.bin", "--sizes", "1000", "--repeat", "3",
                                 "--state", words(state))
-    assert len(lines) == 2
+    assert len(lines) == 3
     assert lines[0] == state_line(advanced(state, 1000))  # one call, not four
     gbps = GBPS_RE.match(lines[1])
     assert gbps and float(gbps.group(1)) > 0, lines[1]
+    gelems = re.match(r"^Gelem/s: (\S+)$", lines[2])
+    assert gelems, lines[2]
+    # uint32: 4 bytes per element (both printed with 4 significant digits)
+    assert abs(float(gbps.group(1)) / float(gelems.group(1)) - 4) < 0.01
     assert data == expected_buffer(state, [1000])
 
 
@@ -696,3 +700,84 @@ def test_help(args):
 def test_version():
     lines = ok("--version")
     assert len(lines) == 1 and re.match(r"^randtensor \d+\.\d+\.\d+", lines[0]), lines
+
+
+# ---------------------------------------------------------------------------
+# Distributions (--dist, --dtype): values from the independent reference model
+# (tests/reference/distributions.py, checked against an H100).
+
+import sys  # noqa: E402
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "reference"))
+reference = pytest.importorskip("distributions")  # needs python3-mpmath
+
+NPY_DESCR = {"float32": "<f4", "float16": "<f2", "bfloat16": "<u2", "uint8": "|u1",
+             "bool": "|b1", "int32": "<i4", "int64": "<i8", "uint32": "<u4", "float64": "<f8"}
+WIDTH = {"float32": 4, "float16": 2, "bfloat16": 2, "uint8": 1, "bool": 1, "int32": 4,
+         "int64": 8, "uint32": 4, "float64": 8}
+
+
+def read_npy(path):
+    """(descr, shape, raw little-endian element bytes) of a version 1.0 .npy file."""
+    data = path.read_bytes()
+    assert data[:8] == b"\x93NUMPY\x01\x00"
+    length = struct.unpack_from("<H", data, 8)[0]
+    header = eval(data[10:10 + length].decode("latin1"))  # a Python dict literal
+    return header["descr"], header["shape"], data[10 + length:]
+
+
+@pytest.mark.parametrize("dist,dtype,flags,params", [
+    ("uniform", "float32", ["--low", "-3.7", "--high", "11.3"], (-3.7, 11.3)),
+    ("uniform", "float16", ["--low", "-3.7", "--high", "11.3"], (-3.7, 11.3)),
+    ("uniform", "bfloat16", [], (0.0, 1.0)),
+    ("bernoulli", "bool", ["--p", "0.3"], (0.3,)),
+    ("bernoulli", "float32", ["--p", "0.75"], (0.75,)),
+    ("integers", "int32", ["--low", "-100", "--high", "1000"], (-100, 1000)),
+    ("integers", "int64", ["--high", "7"], (0, 7)),
+])
+def test_distribution_values_match_the_reference(tmp_path, dist, dtype, flags, params):
+    state = [0x12345678, 0x9ABCDEF0, 0x0F1E2D3C, 0x4B5A6978, 42, 7]
+    sizes, offset = [3, 7], 5
+    path = tmp_path / "d.npy"
+    lines = ok("generate", "--sizes", csv(sizes), "--state", words(state), "--dist", dist,
+               "--dtype", dtype, "--offset", offset, *flags, "--out", path, "--format", "npy")
+    want, want_state = reference.fill(state, offset, 21, dist, params, dtype)
+    assert lines == [state_line(want_state)]
+    descr, shape, raw = read_npy(path)
+    assert descr == NPY_DESCR[dtype] and shape == tuple(sizes)
+    w = WIDTH[dtype]
+    got = [int.from_bytes(raw[i * w:(i + 1) * w], "little") for i in range(21)]
+    assert got == want
+
+
+def test_distribution_through_a_strided_layout_leaves_padding(tmp_path):
+    path = tmp_path / "p.bin"
+    lines = ok("generate", "--sizes", "2,3", "--strides", "5,1", "--dist", "uniform",
+               "--dtype", "float16", "--pad-byte", "0xee", "--out", path)
+    data = path.read_bytes()
+    assert len(data) == 16  # the span (8 elements of 2 bytes), rounded up to 4 bytes
+    want, _ = reference.fill([0] * 6, 0, 6, "uniform", (0.0, 1.0), "float16")
+    got = [struct.unpack_from("<H", data, 2 * (5 * r + c))[0] for r in range(2) for c in range(3)]
+    assert got == want
+    assert data[6:10] == b"\xee" * 4  # the row padding (elements 3 and 4) untouched
+    assert lines == [state_line(advanced([0] * 6, 6))]
+
+
+@pytest.mark.parametrize("args,names", [
+    (["--dist", "gaussian"], ["--dist", "gaussian"]),
+    (["--dtype", "float8"], ["--dtype", "float8"]),
+    (["--dist", "bernoulli", "--low", "3"], ["--low", "bernoulli"]),
+    (["--dist", "uniform", "--low", "nan"], ["--low", "nan"]),
+    (["--dist", "uniform", "--low", "2", "--high", "1"], ["distribution.low = 2"]),
+    (["--dist", "bernoulli", "--p", "1.5"], ["distribution.p = 1.5"]),
+    (["--dist", "integers"], ["--high"]),
+    (["--dist", "uniform", "--dtype", "int32"], ["int32", "uniform"]),
+    (["--dist", "bits", "--dtype", "float32"], ["float32", "bits"]),
+])
+def test_distribution_errors_name_the_flag_and_write_nothing(tmp_path, args, names):
+    out = tmp_path / "x.npy"
+    result = run("generate", "--sizes", "4", *args, "--out", out, "--format", "npy")
+    assert_usage_error(result)
+    for name in names:
+        assert name in result.stderr, result.stderr
+    assert list(tmp_path.iterdir()) == []

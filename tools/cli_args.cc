@@ -1,5 +1,8 @@
 #include "tools/cli_args.h"
 
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
 #include <utility>
 
 namespace randtensor_cli {
@@ -132,6 +135,34 @@ Options::Options(const std::vector<std::string>& args, const std::set<std::strin
     if (value.empty()) Fail(kExitUsage, name + " needs a value");
     if (!values_.emplace(name, value).second) Fail(kExitUsage, name + " is given twice");
   }
+}
+
+int64_t ParseInt64(std::string_view flag, std::string_view text) {
+  const std::string s(text);
+  const bool negative = !s.empty() && s[0] == '-';
+  const std::string digits = negative ? s.substr(1) : s;
+  if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos) {
+    Fail(kExitUsage, Prefix(flag) + Quote(text) + " is not a decimal integer");
+  }
+  errno = 0;
+  char* end = nullptr;
+  const long long value = std::strtoll(s.c_str(), &end, 10);
+  if (errno == ERANGE) Fail(kExitUsage, Prefix(flag) + Quote(text) + " does not fit in 64 bits");
+  return static_cast<int64_t>(value);
+}
+
+double ParseDouble(std::string_view flag, std::string_view text) {
+  const std::string s(text);
+  if (s.empty() || s.find_first_not_of("0123456789+-.eE") != std::string::npos) {
+    Fail(kExitUsage, Prefix(flag) + Quote(text) + " is not a decimal number");
+  }
+  char* end = nullptr;
+  const double value = std::strtod(s.c_str(), &end);
+  if (end != s.c_str() + s.size()) {
+    Fail(kExitUsage, Prefix(flag) + Quote(text) + " is not a decimal number");
+  }
+  if (!std::isfinite(value)) Fail(kExitUsage, Prefix(flag) + Quote(text) + " is not finite");
+  return value;
 }
 
 }  // namespace randtensor_cli

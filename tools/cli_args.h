@@ -42,6 +42,14 @@ std::vector<uint64_t> ParseList(std::string_view flag, std::string_view text);
 // ParseList, each value also required to fit in 32 bits (DirectML's UINT).
 std::vector<uint32_t> ParseUint32List(std::string_view flag, std::string_view text);
 
+// A signed decimal integer ("-5", "1000"), the whole argument, in int64.
+int64_t ParseInt64(std::string_view flag, std::string_view text);
+
+// A decimal floating-point number ("0.5", "-3.7", "1e-30"), the whole
+// argument; infinities and NaN are refused here (distributions need finite
+// parameters).
+double ParseDouble(std::string_view flag, std::string_view text);
+
 // The options of one command. Every option takes a value, given as
 // "--name VALUE" or "--name=VALUE", at most once; "-h" / "--help" anywhere
 // asks for usage. Anything else (an unknown option, a missing or empty value,

@@ -48,8 +48,9 @@ constexpr char kUsage[] =
     "  randtensor targets         list the compiled SIMD targets\n"
     "  randtensor --help | --version\n"
     "\n"
-    "generate fills a UINT32 tensor with Philox4x32-10 random bits exactly as\n"
-    "DirectML's DML_RANDOM_GENERATOR does, and prints the output state:\n"
+    "generate fills a tensor from the Philox4x32-10 stream and prints the output\n"
+    "state; with the defaults (UINT32 bits from element 0) exactly as DirectML's\n"
+    "DML_RANDOM_GENERATOR does, through its entry point:\n"
     "  state: 0x........ (six words: counter bits 0-31 ... 96-127, key k0, k1)\n"
     "\n"
     "options (numbers are decimal or 0x-hex):\n"
@@ -69,9 +70,21 @@ constexpr char kUsage[] =
     "                          shape = --sizes) of the logical tensor: the elements read\n"
     "                          back through --strides in row-major order, no padding\n"
     "  --pad-byte X          value of the padding bytes in raw --out (0 to 255, default 0)\n"
+    "  --dist D              bits (default), uniform, normal, bernoulli, integers\n"
+    "                        (SPEC.md section 8: the values cuRAND and PyTorch's CUDA\n"
+    "                        transforms compute)\n"
+    "  --dtype T             uint32, float32, float64, float16, bfloat16, uint8, bool,\n"
+    "                        int32, int64 (default: uint32 for bits, float32 for\n"
+    "                        uniform/normal/bernoulli, int64 for integers); --format npy\n"
+    "                        writes that dtype, bfloat16 as '<u2' bit patterns\n"
+    "  --low A --high B      uniform [A, B) (default 0, 1); integers [A, B) (A default 0)\n"
+    "  --mean M --std S      normal (default 0, 1)\n"
+    "  --p P                 bernoulli (default 0.5)\n"
+    "  --offset K            start at element K of the stream (sharding; cuRAND's offset)\n"
     "  --repeat R            after one warm-up call, time R calls into the same\n"
-    "                        buffer and print `GBps: <4 * elements / median seconds\n"
-    "                        per call / 1e9>`. Every call starts from the same input\n"
+    "                        buffer and print `GBps: <output bytes / median seconds\n"
+    "                        per call / 1e9>` and `Gelem/s: <elements / ...>`. Every\n"
+    "                        call starts from the same input\n"
     "                        state (the operator is a pure function of it), so the\n"
     "                        state printed is the state after ONE call.\n"
     "\n"
@@ -98,6 +111,32 @@ std::string Message(const Status& status) { return status.message(); }
 // What --out holds: the buffer as it is, or the logical tensor as a .npy file.
 enum class OutputFormat { kRaw, kNpy };
 
+// --dtype: the library's type, its size and the NumPy dtype an npy file says.
+struct DtypeInfo {
+  const char* name;
+  randtensor::DataType type;
+  int size;
+  const char* npy;  // bfloat16 has no NumPy dtype: its bit patterns as '<u2'
+};
+constexpr DtypeInfo kDtypes[] = {
+    {"uint32", randtensor::DataType::kUint32, 4, "<u4"},
+    {"float32", randtensor::DataType::kFloat32, 4, "<f4"},
+    {"float64", randtensor::DataType::kFloat64, 8, "<f8"},
+    {"float16", randtensor::DataType::kFloat16, 2, "<f2"},
+    {"bfloat16", randtensor::DataType::kBfloat16, 2, "<u2"},
+    {"uint8", randtensor::DataType::kUint8, 1, "|u1"},
+    {"bool", randtensor::DataType::kBool, 1, "|b1"},
+    {"int32", randtensor::DataType::kInt32, 4, "<i4"},
+    {"int64", randtensor::DataType::kInt64, 8, "<i8"},
+};
+
+const DtypeInfo* FindDtype(const std::string& name) {
+  for (const DtypeInfo& d : kDtypes) {
+    if (name == d.name) return &d;
+  }
+  return nullptr;
+}
+
 // What `generate` was asked to do, parsed and range-checked.
 struct GenerateArgs {
   std::vector<uint32_t> sizes;
@@ -110,7 +149,17 @@ struct GenerateArgs {
   OutputFormat format = OutputFormat::kRaw;
   uint8_t pad_byte = 0;
   uint32_t repeat = 0;  // 0: no timing
+  const DtypeInfo* dtype = &kDtypes[0];     // --dtype
+  randtensor::Distribution distribution;    // --dist and its parameters
+  uint64_t offset = 0;                       // --offset: first stream element
 };
+
+// Whether a fill needs the native API: the DirectML-shaped entry point is
+// UINT32 bits from element 0 only, as DirectML is.
+bool NeedsNativeFill(const GenerateArgs& args) {
+  return args.dtype->type != randtensor::DataType::kUint32 ||
+         args.distribution.kind != randtensor::DistributionKind::kBits || args.offset != 0;
+}
 
 // ---------------------------------------------------------------------------
 // DirectML descriptors
@@ -277,15 +326,16 @@ void WriteRaw(const std::string& path, const Buffer& buffer) {
   file.Close();
 }
 
-// The .npy header (format version 1.0) for a C-ordered '<u4' array of shape
+// The .npy header (format version 1.0) for a C-ordered `descr` array of shape
 // `sizes`: magic, version, little-endian header length, then the dict padded
 // with spaces and ended by a newline so the data starts at a multiple of 64.
-std::string NpyHeader(const std::vector<uint32_t>& sizes) {
+std::string NpyHeader(const std::vector<uint32_t>& sizes, const char* descr) {
   std::string shape;
   for (uint32_t size : sizes) shape += std::to_string(size) + ", ";
   // Python's tuple syntax: "(7,)" for one dimension, "(3, 5)" for more.
   shape.resize(shape.size() - (sizes.size() == 1 ? 1 : 2));
-  std::string dict = "{'descr': '<u4', 'fortran_order': False, 'shape': (" + shape + "), }";
+  std::string dict = std::string("{'descr': '") + descr + "', 'fortran_order': False, 'shape': (" +
+                     shape + "), }";
   constexpr size_t kPreamble = 10;  // magic (6), version (2), header length (2)
   dict.append((64 - (kPreamble + dict.size() + 1) % 64) % 64, ' ');
   dict += '\n';
@@ -319,18 +369,18 @@ void ForEachElementOffset(const std::vector<uint32_t>& sizes,
 // --format npy: the logical tensor read back through the strides, so the file
 // holds the same array whatever --strides and --total-bytes were.
 void WriteNpy(const std::string& path, const Buffer& buffer, const std::vector<uint32_t>& sizes,
-              const std::vector<uint64_t>& strides) {
+              const std::vector<uint64_t>& strides, const DtypeInfo& dtype) {
   OutputFile file(path);
-  const std::string header = NpyHeader(sizes);
+  const std::string header = NpyHeader(sizes, dtype.npy);
   file.Write(header.data(), header.size());
   constexpr size_t kChunkBytes = size_t{1} << 20;  // few writes, little memory
   std::vector<uint8_t> chunk;
   chunk.reserve(kChunkBytes);
   ForEachElementOffset(sizes, strides, [&](uint64_t offset) {
-    uint32_t value;
-    std::memcpy(&value, buffer.data() + offset * 4, sizeof(value));
-    for (int shift = 0; shift < 32; shift += 8) {
-      chunk.push_back(static_cast<uint8_t>(value >> shift));  // '<u4' on any host
+    uint64_t value = 0;
+    std::memcpy(&value, buffer.data() + offset * dtype.size, static_cast<size_t>(dtype.size));
+    for (int shift = 0; shift < 8 * dtype.size; shift += 8) {
+      chunk.push_back(static_cast<uint8_t>(value >> shift));  // little-endian on any host
     }
     if (chunk.size() >= kChunkBytes) {
       file.Write(chunk.data(), chunk.size());
@@ -371,7 +421,7 @@ std::vector<uint64_t> ElementStrides(const GenerateArgs& args) {
 
 void WriteOutput(const GenerateArgs& args, const Buffer& buffer) {
   if (args.format == OutputFormat::kNpy) {
-    WriteNpy(*args.out, buffer, args.sizes, ElementStrides(args));
+    WriteNpy(*args.out, buffer, args.sizes, ElementStrides(args), *args.dtype);
   } else {
     WriteRaw(*args.out, buffer);
   }
@@ -400,46 +450,88 @@ std::string FormatState(const PhiloxState& state) {
 // What one `generate` did, for the caller to print.
 struct GenerateResult {
   PhiloxState state_out;
-  double gbps = 0;           // with --repeat: output bytes / median seconds per call
+  double gbps = 0;            // with --repeat: output bytes / median seconds per call, 1e9
+  double gelems = 0;          // with --repeat: elements / median seconds per call, 1e9
   randtensor::FillInfo info;  // the target that ran, tasks, stores
 };
 
+// Runs `fill` once (which also takes the page faults and thread start-up),
+// then, with --repeat, times that many more calls into the same buffer from
+// the same input state (the fill is a pure function of it).
+template <typename FillOnce>
+void FillAndTime(const GenerateArgs& args, const FillOnce& fill, GenerateResult* result) {
+  Status status = fill(&result->state_out, &result->info);
+  if (!status.ok()) Fail(kExitUsage, Message(status));
+  if (args.repeat == 0) return;
+  PhiloxState scratch;
+  randtensor::FillInfo info;
+  const double seconds = MedianSeconds(args.repeat, [&] {
+    const Status s = fill(&scratch, &info);
+    if (!s.ok()) Fail(kExitFailure, Message(s));
+  });
+  const double elements = static_cast<double>(ElementCount(args.sizes));
+  // steady_clock ticks in nanoseconds; a zero median would only mean "faster
+  // than the clock", so count it as one tick rather than divide by zero.
+  result->gelems = elements / std::max(seconds, 1e-9) / 1e9;
+  result->gbps = result->gelems * args.dtype->size;
+}
+
 // Fills (and times, with --repeat) the tensor `args` describes and writes
-// --out. Fails (CliError) before printing anything.
+// --out. UINT32 bits from element 0 go through the DirectML-shaped entry
+// point (what it accepts and refuses is exactly ExecuteRandomGenerator's);
+// other types, distributions and offsets through the native API. Fails
+// (CliError) before printing anything.
 GenerateResult RunGenerate(const GenerateArgs& args) {
   SelectTarget(args.target);
-  std::string calc_error;
-  const RandomGenerator generator(args.sizes, args.strides, TotalBytes(args, &calc_error));
-  Status status = generator.Validate();
-  if (!status.ok()) Fail(kExitUsage, Message(status));
-  if (!calc_error.empty()) Fail(kExitUsage, calc_error);  // not expected: Validate agrees
-
-  // Padding is never written by the library, so setting the whole buffer to
-  // the pad byte first leaves exactly the padding with that value.
-  Buffer buffer(generator.total_bytes());
-  std::memset(buffer.data(), args.pad_byte, buffer.size());
-
   GenerateResult result;
   randtensor::FillOptions options;
   options.threads = args.threads;
-  options.info = &result.info;
-  status = generator.Execute(buffer.data(), args.state, &result.state_out, options);
-  if (!status.ok()) Fail(kExitUsage, Message(status));
+  options.element_offset = args.offset;
+  options.distribution = args.distribution;
 
-  if (args.repeat > 0) {
-    // The call above was the warm-up (page faults, thread start-up). Every
-    // timed call reads the same input state and rewrites the same values.
-    PhiloxState scratch;
-    const double seconds = MedianSeconds(args.repeat, [&] {
-      const Status s = generator.Execute(buffer.data(), args.state, &scratch, options);
-      if (!s.ok()) Fail(kExitFailure, Message(s));
-    });
-    const double bytes = 4.0 * static_cast<double>(ElementCount(args.sizes));
-    // steady_clock ticks in nanoseconds; a zero median would only mean "faster
-    // than the clock", so count it as one tick rather than divide by zero.
-    result.gbps = bytes / std::max(seconds, 1e-9) / 1e9;
+  if (!NeedsNativeFill(args)) {
+    std::string calc_error;
+    const RandomGenerator generator(args.sizes, args.strides, TotalBytes(args, &calc_error));
+    Status status = generator.Validate();
+    if (!status.ok()) Fail(kExitUsage, Message(status));
+    if (!calc_error.empty()) Fail(kExitUsage, calc_error);  // not expected: Validate agrees
+    // Padding is never written by the library, so setting the whole buffer to
+    // the pad byte first leaves exactly the padding with that value.
+    Buffer buffer(generator.total_bytes());
+    std::memset(buffer.data(), args.pad_byte, buffer.size());
+    FillAndTime(args, [&](PhiloxState* out, randtensor::FillInfo* info) {
+      options.info = info;
+      return generator.Execute(buffer.data(), args.state, out, options);
+    }, &result);
+    if (args.out.has_value()) WriteOutput(args, buffer);
+    return result;
   }
 
+  const std::vector<int64_t> sizes(args.sizes.begin(), args.sizes.end());
+  std::vector<int64_t> strides;
+  if (args.strides.has_value()) strides.assign(args.strides->begin(), args.strides->end());
+  randtensor::TensorDesc desc;
+  desc.dtype = args.dtype->type;
+  desc.rank = static_cast<int32_t>(sizes.size());
+  desc.sizes = sizes.data();
+  desc.strides = strides.empty() ? nullptr : strides.data();
+  uint64_t bytes = 0;
+  Status status = randtensor::MinBufferBytes(desc, &bytes);
+  if (!status.ok()) Fail(kExitUsage, Message(status));
+  if (args.total_bytes.has_value()) {
+    if (*args.total_bytes < bytes) {
+      Fail(kExitUsage, "--total-bytes " + std::to_string(*args.total_bytes) +
+                           " is less than the " + std::to_string(bytes) +
+                           " bytes the layout spans");
+    }
+    bytes = *args.total_bytes;
+  }
+  Buffer buffer(bytes);
+  std::memset(buffer.data(), args.pad_byte, buffer.size());
+  FillAndTime(args, [&](PhiloxState* out, randtensor::FillInfo* info) {
+    options.info = info;
+    return randtensor::Fill(desc, buffer.data(), bytes, args.state, out, options);
+  }, &result);
   if (args.out.has_value()) WriteOutput(args, buffer);
   return result;
 }
@@ -448,7 +540,7 @@ int Generate(const GenerateArgs& args) {
   const GenerateResult result = RunGenerate(args);
   // Print only at the end: on any failure above stdout stays empty.
   std::printf("%s\n", FormatState(result.state_out).c_str());
-  if (args.repeat > 0) std::printf("GBps: %.4g\n", result.gbps);
+  if (args.repeat > 0) std::printf("GBps: %.4g\nGelem/s: %.4g\n", result.gbps, result.gelems);
   return kExitOk;
 }
 
@@ -485,11 +577,68 @@ OutputFormat ParseFormat(const std::string& text, const std::optional<std::strin
   return format;
 }
 
+// --dist, --dtype and the distribution's parameters. Each parameter belongs
+// to one distribution; giving it to another is a usage error (a likely typo).
+// --dtype defaults as PyTorch's do: uint32 for bits, float32 for uniform,
+// normal and bernoulli, int64 for integers.
+void ParseDistribution(const Options& options, GenerateArgs* args) {
+  using randtensor::Distribution;
+  const std::string dist = options.Has("--dist") ? options.Get("--dist") : "bits";
+  const char* dtype = "uint32";
+  std::vector<std::string> allowed;
+  if (dist == "bits") {
+    args->distribution = Distribution::Bits();
+  } else if (dist == "uniform") {
+    dtype = "float32";
+    allowed = {"--low", "--high"};
+    args->distribution = Distribution::Uniform(
+        options.Has("--low") ? ParseDouble("--low", options.Get("--low")) : 0.0,
+        options.Has("--high") ? ParseDouble("--high", options.Get("--high")) : 1.0);
+  } else if (dist == "normal") {
+    dtype = "float32";
+    allowed = {"--mean", "--std"};
+    args->distribution = Distribution::Normal(
+        options.Has("--mean") ? ParseDouble("--mean", options.Get("--mean")) : 0.0,
+        options.Has("--std") ? ParseDouble("--std", options.Get("--std")) : 1.0);
+  } else if (dist == "bernoulli") {
+    dtype = "float32";
+    allowed = {"--p"};
+    args->distribution =
+        Distribution::Bernoulli(options.Has("--p") ? ParseDouble("--p", options.Get("--p")) : 0.5);
+  } else if (dist == "integers") {
+    dtype = "int64";
+    allowed = {"--low", "--high"};
+    if (!options.Has("--high")) Fail(kExitUsage, "--dist integers needs --high");
+    args->distribution = Distribution::Integers(
+        options.Has("--low") ? ParseInt64("--low", options.Get("--low")) : 0,
+        ParseInt64("--high", options.Get("--high")));
+  } else {
+    Fail(kExitUsage, "--dist: '" + dist +
+                         "' is not a distribution (bits, uniform, normal, bernoulli, integers)");
+  }
+  for (const char* flag : {"--low", "--high", "--mean", "--std", "--p"}) {
+    if (options.Has(flag) && std::find(allowed.begin(), allowed.end(), flag) == allowed.end()) {
+      Fail(kExitUsage, std::string(flag) + " does not apply to --dist " + dist);
+    }
+  }
+  if (options.Has("--dtype")) {
+    args->dtype = FindDtype(options.Get("--dtype"));
+    if (args->dtype == nullptr) {
+      Fail(kExitUsage, "--dtype: '" + options.Get("--dtype") +
+                           "' is not a type (uint32, float32, float64, float16, bfloat16, uint8, "
+                           "bool, int32, int64)");
+    }
+  } else {
+    args->dtype = FindDtype(dtype);
+  }
+}
+
 // The arguments of `generate`, or nothing when they ask for --help.
 std::optional<GenerateArgs> ParseGenerateArgs(const std::vector<std::string>& words) {
   const Options options(words, {"--sizes", "--strides", "--total-bytes", "--state", "--seed",
                                 "--threads", "--target", "--out", "--format", "--pad-byte",
-                                "--repeat"});
+                                "--repeat", "--dist", "--dtype", "--low", "--high", "--mean",
+                                "--std", "--p", "--offset"});
   if (options.help()) return std::nullopt;
   GenerateArgs args;
   if (!options.Has("--sizes")) Fail(kExitUsage, "generate needs --sizes");
@@ -520,6 +669,10 @@ std::optional<GenerateArgs> ParseGenerateArgs(const std::vector<std::string>& wo
     args.repeat =
         static_cast<uint32_t>(ParseNumber("--repeat", options.Get("--repeat"), kMaxRepeat));
     if (args.repeat == 0) Fail(kExitUsage, "--repeat: must be at least 1");
+  }
+  ParseDistribution(options, &args);
+  if (options.Has("--offset")) {
+    args.offset = ParseNumber("--offset", options.Get("--offset"), UINT64_MAX);
   }
   return args;
 }

@@ -19,7 +19,6 @@ namespace randtensor {
 namespace {
 
 constexpr detail::FieldNames kDLPackNames = {"ndim", "shape", "strides"};
-constexpr int kElementBytes = 4;  // uint32, the one dtype accepted
 
 const char* DeviceTypeName(int type) {
   switch (type) {
@@ -71,8 +70,25 @@ const char* TypeCodeName(uint8_t code) {
   return nullptr;
 }
 
-Status CheckDtype(const DLDataType& dtype) {
-  if (dtype.code == kDLUInt && dtype.bits == 32 && dtype.lanes == 1) return Status();
+// The library's type of a DLPack dtype (one lane): uint8/32, int32/64,
+// float16/32/64, bfloat16 and bool (kDLBool = 6 in DLPack 0.8+; this header
+// is older, hence the number).
+Status TypeOf(const DLDataType& dtype, DataType* type) {
+  constexpr uint8_t kDLBoolCode = 6;
+  const uint8_t code = dtype.code;
+  const unsigned bits = dtype.bits;
+  bool found = dtype.lanes == 1;
+  if (found && code == kDLUInt && bits == 32) *type = DataType::kUint32;
+  else if (found && code == kDLUInt && bits == 8) *type = DataType::kUint8;
+  else if (found && code == kDLInt && bits == 32) *type = DataType::kInt32;
+  else if (found && code == kDLInt && bits == 64) *type = DataType::kInt64;
+  else if (found && code == kDLFloat && bits == 16) *type = DataType::kFloat16;
+  else if (found && code == kDLFloat && bits == 32) *type = DataType::kFloat32;
+  else if (found && code == kDLFloat && bits == 64) *type = DataType::kFloat64;
+  else if (found && code == kDLBfloat && bits == 16) *type = DataType::kBfloat16;
+  else if (found && code == kDLBoolCode && bits == 8) *type = DataType::kBool;
+  else found = false;
+  if (found) return Status();
   // NumPy-style name, "x<lanes>" for vector types: "float32", "uint32x2".
   char name[32] = "an unknown type code";
   const char* code_name = TypeCodeName(dtype.code);
@@ -83,15 +99,16 @@ Status CheckDtype(const DLDataType& dtype) {
     }
   }
   return Status::Error(StatusCode::kUnsupported,
-                       "dtype = %s (code %u, bits %u, lanes %u): only uint32 is supported", name,
-                       unsigned{dtype.code}, unsigned{dtype.bits}, unsigned{dtype.lanes});
+                       "dtype = %s (code %u, bits %u, lanes %u): not a type randtensor fills "
+                       "(uint8, uint32, int32, int64, float16, float32, float64, bfloat16, bool)",
+                       name, unsigned{dtype.code}, unsigned{dtype.bits}, unsigned{dtype.lanes});
 }
 
 // The address of element (0, ..., 0), data + byte_offset, once it is known
 // to be non-null, aligned and inside the address space. An empty tensor is
 // never written, so its pointers are not checked (producers leave them
 // arbitrary) and its origin is null.
-Status Origin(const DLTensor& tensor, uint64_t count, void** origin) {
+Status Origin(const DLTensor& tensor, uint64_t count, int element_size, void** origin) {
   *origin = nullptr;
   if (count == 0) return Status();
   const uintptr_t data = reinterpret_cast<uintptr_t>(tensor.data);
@@ -100,11 +117,11 @@ Status Origin(const DLTensor& tensor, uint64_t count, void** origin) {
     return Status::Error(StatusCode::kInvalidArgument, "data is null for %" PRIu64 " elements",
                          count);
   }
-  if (offset % kElementBytes != 0) {
+  if (offset % static_cast<uint64_t>(element_size) != 0) {
     return Status::Error(StatusCode::kMisaligned,
                          "byte_offset = %" PRIu64 " is not a multiple of the element size (%d "
                          "bytes)",
-                         offset, kElementBytes);
+                         offset, element_size);
   }
   if (offset > UINTPTR_MAX - data) {  // before data + offset is formed: it would wrap
     return Status::Error(StatusCode::kOverflow,
@@ -113,11 +130,11 @@ Status Origin(const DLTensor& tensor, uint64_t count, void** origin) {
                          offset, tensor.data);
   }
   // byte_offset is a multiple of 4 here, so data + byte_offset is aligned iff data is.
-  if (data % kElementBytes != 0) {
+  if (data % static_cast<uintptr_t>(element_size) != 0) {
     return Status::Error(StatusCode::kMisaligned,
                          "data = %p (+ byte_offset = %" PRIu64 ") is not aligned to the "
                          "element size (%d bytes)",
-                         tensor.data, offset, kElementBytes);
+                         tensor.data, offset, element_size);
   }
   *origin = static_cast<char*>(tensor.data) + offset;
   return Status();
@@ -129,18 +146,23 @@ Status FillDLTensor(const DLTensor& tensor, const PhiloxState& in_state, PhiloxS
                     const FillOptions& options) noexcept {
   const PhiloxState state = in_state;  // read first: out_state may be the same memory
   Status status = CheckDevice(tensor.device);
-  if (status.ok()) status = CheckDtype(tensor.dtype);
+  DataType type = DataType::kUint32;
+  if (status.ok()) status = TypeOf(tensor.dtype, &type);
+  const int element_size = ElementSize(type);
+  detail::GenerateKind kind = detail::GenerateKind::kBitsUint32;
+  detail::KindParams params;
+  if (status.ok()) status = detail::ResolveDistribution(type, options.distribution, &kind, &params);
   // Analyzed once, with DLPack's field names, and planned from that.
   detail::Layout layout;
   if (status.ok()) {
-    status = detail::AnalyzeLayout(tensor.ndim, tensor.shape, tensor.strides, kElementBytes,
+    status = detail::AnalyzeLayout(tensor.ndim, tensor.shape, tensor.strides, element_size,
                                    kDLPackNames, &layout);
   }
   void* origin = nullptr;
-  if (status.ok()) status = Origin(tensor, layout.count, &origin);
+  if (status.ok()) status = Origin(tensor, layout.count, element_size, &origin);
   // DLPack carries no buffer length: the buffer is exactly the elements'
   // span, from the lowest element (which negative strides put below origin).
-  const uint64_t below = static_cast<uint64_t>(-layout.low) * kElementBytes;
+  const uint64_t below = static_cast<uint64_t>(-layout.low) * static_cast<uint64_t>(element_size);
   if (status.ok() && layout.count != 0 && below > reinterpret_cast<uintptr_t>(origin)) {
     status = Status::Error(StatusCode::kOverflow,
                            "strides reach %lld elements below data + byte_offset = %p, past "
@@ -150,8 +172,12 @@ Status FillDLTensor(const DLTensor& tensor, const PhiloxState& in_state, PhiloxS
   detail::Plan plan;
   if (status.ok()) {
     void* lowest = layout.count != 0 ? static_cast<char*>(origin) - below : nullptr;
-    status = detail::PlanFill(layout, detail::GenerateKind::kBitsUint32, {}, lowest,
-                              layout.min_bytes, below, out_state, options, &plan);
+    // The exact span (min_bytes rounds up to 4 bytes, DirectML's rule).
+    const uint64_t span = layout.count != 0 ? static_cast<uint64_t>(layout.high - layout.low + 1) *
+                                                  static_cast<uint64_t>(element_size)
+                                            : 0;
+    status = detail::PlanFill(layout, kind, params, lowest, span, below, out_state, options,
+                              &plan);
   }
   if (!status.ok()) return status;
   detail::ExecutePlan(plan, state, out_state, options.info);

@@ -41,14 +41,25 @@ from ._core import (
 __all__ = [
     "__version__",
     "active_target",
+    "bernoulli",
     "default_threads",
     "fill",
     "generate",
+    "integers",
+    "normal",
     "philox_block",
     "set_default_threads",
     "set_target",
     "targets",
+    "uniform",
 ]
+
+# Distribution kinds (randtensor/distribution.h) and their parameters as the
+# compiled core takes them: (kind, a, b, int_low, int_high).
+_BITS, _UNIFORM, _NORMAL, _BERNOULLI, _INTEGERS = range(5)
+_DTYPES = {"uint32": np.uint32, "float32": np.float32, "float64": np.float64,
+           "float16": np.float16, "bfloat16": np.uint16, "uint8": np.uint8, "bool": np.bool_,
+           "int32": np.int32, "int64": np.int64}
 
 _STATE_WORDS = 6
 
@@ -101,7 +112,33 @@ def _export_dlpack(producer):
         return producer.__dlpack__()
 
 
-def fill(array, state=None, seed=None, offset=0, threads=0):
+def _dist(dist, low=None, high=None, mean=None, std=None, p=None):
+    """The (kind, a, b, int_low, int_high) tuple of a distribution by name."""
+    given = {"low": low, "high": high, "mean": mean, "std": std, "p": p}
+    allowed = {"bits": (), "uniform": ("low", "high"), "normal": ("mean", "std"),
+               "bernoulli": ("p",), "integers": ("low", "high")}
+    if dist not in allowed:
+        raise ValueError(f"dist = {dist!r} is not a distribution ({', '.join(allowed)})")
+    for name, value in given.items():
+        if value is not None and name not in allowed[dist]:
+            raise ValueError(f"{name} does not apply to dist = {dist!r}")
+    if dist == "bits":
+        return (_BITS, 0.0, 0.0, 0, 1)
+    if dist == "uniform":
+        return (_UNIFORM, float(0.0 if low is None else low), float(1.0 if high is None else high),
+                0, 1)
+    if dist == "normal":
+        return (_NORMAL, float(0.0 if mean is None else mean), float(1.0 if std is None else std),
+                0, 1)
+    if dist == "bernoulli":
+        return (_BERNOULLI, float(0.5 if p is None else p), 0.0, 0, 1)
+    if high is None:
+        raise ValueError("integers needs high")
+    return (_INTEGERS, 0.0, 0.0, operator.index(0 if low is None else low), operator.index(high))
+
+
+def fill(array, state=None, seed=None, offset=0, threads=0, dist="bits", low=None, high=None,
+         mean=None, std=None, p=None, bfloat16=False):
     """Fills `array` in place and returns the next state (uint32 array of 6 words).
 
     array: a writable numpy.ndarray of dtype uint32, any shape (0 to 8
@@ -112,14 +149,23 @@ def fill(array, state=None, seed=None, offset=0, threads=0):
         counter 0). Not both; neither means seed 0.
     offset: first element of the stream to use (sharding, cuRAND's offset).
     threads: at most this many threads; 0 means default_threads().
+    dist: "bits" (uint32 arrays), "uniform" (low, high), "normal" (mean, std),
+        "bernoulli" (p) or "integers" (low, high): SPEC.md section 8, the
+        values cuRAND and PyTorch's CUDA transforms compute; the array's dtype
+        is the output type (float32, float64, float16, uint8, bool, int32,
+        int64, uint32), and bfloat16=True fills a uint16 array with bfloat16
+        bit patterns (DLPack tensors carry bfloat16 themselves).
     """
     arguments = _fill_arguments(state, seed, offset, threads)
+    distribution = _dist(dist, low, high, mean, std, p)
     # NumPy arrays go through the buffer path, which can see writability;
     # DLPack 0.x cannot express "read-only".
     if isinstance(array, np.ndarray):
-        return _core.fill_ndarray(array, *arguments)
+        return _core.fill_ndarray(array, *arguments, distribution, bool(bfloat16))
+    if bfloat16:
+        raise ValueError("bfloat16=True is for uint16 NumPy arrays; a DLPack tensor says its dtype")
     if hasattr(array, "__dlpack__"):
-        return _core.fill_dlpack(_export_dlpack(array), *arguments)
+        return _core.fill_dlpack(_export_dlpack(array), *arguments, distribution)
     raise TypeError(f"cannot fill a {type(array).__name__}: pass a numpy.ndarray or an "
                     "object with __dlpack__")
 
@@ -129,8 +175,47 @@ def generate(shape, state=None, seed=None, offset=0, threads=0):
     allowed) filled as fill() would. Use fill() to get the next state."""
     arguments = _fill_arguments(state, seed, offset, threads)  # before allocating
     array = np.empty(shape, dtype=np.uint32)
-    _core.fill_ndarray(array, *arguments)
+    _core.fill_ndarray(array, *arguments, _dist("bits"), False)
     return array
+
+
+def _new(shape, dtype, distribution, state, seed, offset, threads):
+    if dtype not in _DTYPES:
+        raise TypeError(f"dtype = {dtype!r} is not one of {', '.join(_DTYPES)}")
+    arguments = _fill_arguments(state, seed, offset, threads)  # before allocating
+    array = np.empty(shape, dtype=_DTYPES[dtype])
+    _core.fill_ndarray(array, *arguments, distribution, dtype == "bfloat16")
+    return array
+
+
+def uniform(shape, low=0.0, high=1.0, dtype="float32", state=None, seed=None, offset=0,
+            threads=0):
+    """A new array of uniform values in [low, high) (torch.rand / uniform_ on a
+    CUDA thread's stream). dtype: float32, float16 or bfloat16 (returned as
+    uint16 bit patterns); float64 is not implemented yet."""
+    return _new(shape, dtype, _dist("uniform", low=low, high=high), state, seed, offset, threads)
+
+
+def normal(shape, mean=0.0, std=1.0, dtype="float32", state=None, seed=None, offset=0,
+           threads=0):
+    """A new array of normal values (torch.randn / normal_); not implemented
+    yet: raises ValueError naming what is missing."""
+    return _new(shape, dtype, _dist("normal", mean=mean, std=std), state, seed, offset, threads)
+
+
+def bernoulli(shape, p=0.5, dtype="float32", state=None, seed=None, offset=0, threads=0):
+    """A new array of 1 with probability p, else 0 (bernoulli_(p)). dtype:
+    float32, float16, bfloat16, uint8, bool or int32."""
+    return _new(shape, dtype, _dist("bernoulli", p=p), state, seed, offset, threads)
+
+
+def integers(shape, low, high=None, dtype="int64", state=None, seed=None, offset=0, threads=0):
+    """A new array of integers in [low, high) (random_(from, to) / randint);
+    integers(shape, high) means [0, high). dtype: int64, int32, uint32,
+    float32, float64; high - low below 2^28 in this version."""
+    if high is None:
+        low, high = 0, low
+    return _new(shape, dtype, _dist("integers", low=low, high=high), state, seed, offset, threads)
 
 
 def philox_block(counter, key):

@@ -29,6 +29,8 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "randtensor/dlpack.h"
@@ -52,7 +54,20 @@ using randtensor::Status;
 using randtensor::StatusCode;
 
 using StateWords = std::array<uint32_t, 6>;
-constexpr int kElementBytes = 4;  // uint32, the only element type
+
+// (kind, a, b, int_low, int_high) from randtensor/__init__.py: uniform a, b;
+// normal mean a, std b; bernoulli p = a; integers [int_low, int_high).
+using DistTuple = std::tuple<int, double, double, int64_t, int64_t>;
+
+randtensor::Distribution ToDistribution(const DistTuple& t) {
+  randtensor::Distribution d;
+  d.kind = static_cast<randtensor::DistributionKind>(std::get<0>(t));
+  d.low = d.mean = d.p = std::get<1>(t);
+  d.high = d.std = std::get<2>(t);
+  d.int_low = std::get<3>(t);
+  d.int_high = std::get<4>(t);
+  return d;
+}
 
 // ---------------------------------------------------------------------------
 // Status -> exception
@@ -88,10 +103,11 @@ py::array_t<uint32_t> StateArray(const PhiloxState& state) {
 // not touch Python objects.
 template <typename FillFn>
 py::array_t<uint32_t> FillWithoutGil(const StateWords& words, uint64_t offset, uint32_t threads,
-                                     const FillFn& fill) {
+                                     const DistTuple& dist, const FillFn& fill) {
   randtensor::FillOptions options;
   options.element_offset = offset;
   options.threads = threads;
+  options.distribution = ToDistribution(dist);
   const PhiloxState in_state = ToState(words);
   PhiloxState out_state;
   Status status;
@@ -106,19 +122,35 @@ py::array_t<uint32_t> FillWithoutGil(const StateWords& words, uint64_t offset, u
 // ---------------------------------------------------------------------------
 // NumPy path
 
-void CheckWritableUint32(const py::array& array) {
-  // Compares with the native-order uint32 dtype: '>u4' on a little-endian
-  // host holds uint32 values too, but the library would store them swapped.
-  if (!array.dtype().equal(py::dtype::of<uint32_t>())) {
-    throw py::type_error("array dtype is " + std::string(py::str(array.dtype())) +
-                         "; randtensor fills uint32 arrays (native byte order) only");
+// The library's type of a NumPy array (native byte order only: '>u4' on a
+// little-endian host holds uint32 values too, but they would be stored
+// swapped). bfloat16 has no NumPy dtype: its bit patterns live in uint16
+// arrays, and the caller says so.
+randtensor::DataType ArrayType(const py::array& array, bool bfloat16) {
+  using randtensor::DataType;
+  const py::dtype dt = array.dtype();
+  const std::string dt_name = py::str(static_cast<py::handle>(dt));
+  if (bfloat16) {
+    if (dt.equal(py::dtype::of<uint16_t>())) return DataType::kBfloat16;
+    throw py::type_error("array dtype is " + dt_name +
+                         "; bfloat16 fills need a uint16 array (the bit patterns)");
   }
-  if (!array.writeable()) throw py::value_error("array is read-only");
+  const std::pair<py::dtype, DataType> kTypes[] = {
+      {py::dtype::of<uint32_t>(), DataType::kUint32}, {py::dtype::of<float>(), DataType::kFloat32},
+      {py::dtype::of<double>(), DataType::kFloat64},  {py::dtype("float16"), DataType::kFloat16},
+      {py::dtype::of<uint8_t>(), DataType::kUint8},   {py::dtype::of<bool>(), DataType::kBool},
+      {py::dtype::of<int32_t>(), DataType::kInt32},   {py::dtype::of<int64_t>(), DataType::kInt64}};
+  for (const auto& t : kTypes) {
+    if (dt.equal(t.first)) return t.second;
+  }
+  throw py::type_error("array dtype is " + dt_name +
+                       "; randtensor fills uint32, float32, float64, float16, uint8, bool, int32, "
+                       "int64 (native byte order) and bfloat16 bit patterns in uint16");
 }
 
 // NumPy strides are in bytes; the library's are in elements. A dimension
 // that never moves (size <= 1, or an empty array) may carry any stride.
-std::vector<int64_t> ElementStrides(const py::array& array) {
+std::vector<int64_t> ElementStrides(const py::array& array, int kElementBytes) {
   std::vector<int64_t> strides(static_cast<size_t>(array.ndim()));
   for (py::ssize_t d = 0; d < array.ndim(); ++d) {
     const py::ssize_t bytes = array.strides(d);
@@ -128,7 +160,8 @@ std::vector<int64_t> ElementStrides(const py::array& array) {
       strides[d] = 0;  // never used to address an element
     } else {
       throw py::value_error("strides[" + std::to_string(d) + "] = " + std::to_string(bytes) +
-                            " bytes is not a multiple of the element size (4 bytes): the "
+                            " bytes is not a multiple of the element size (" +
+                            std::to_string(kElementBytes) + " bytes): the "
                             "elements are unaligned");
     }
   }
@@ -136,17 +169,20 @@ std::vector<int64_t> ElementStrides(const py::array& array) {
 }
 
 py::array_t<uint32_t> FillNdarray(py::handle object, const StateWords& words, uint64_t offset,
-                                  uint32_t threads) {
+                                  uint32_t threads, const DistTuple& dist, bool bfloat16) {
   if (!py::isinstance<py::array>(object)) {
     throw py::type_error("fill_ndarray needs a numpy.ndarray, not " +
                          std::string(py::str(py::type::handle_of(object).attr("__name__"))));
   }
   const auto array = py::reinterpret_borrow<py::array>(object);
-  CheckWritableUint32(array);
+  const randtensor::DataType type = ArrayType(array, bfloat16);
+  if (!array.writeable()) throw py::value_error("array is read-only");
+  const int size = randtensor::ElementSize(type);
   const std::vector<int64_t> sizes(array.shape(), array.shape() + array.ndim());
-  const std::vector<int64_t> strides = ElementStrides(array);
+  const std::vector<int64_t> strides = ElementStrides(array, size);
 
   randtensor::TensorDesc desc;
+  desc.dtype = type;
   desc.rank = static_cast<int32_t>(array.ndim());
   desc.sizes = sizes.data();
   desc.strides = strides.data();
@@ -161,15 +197,15 @@ py::array_t<uint32_t> FillNdarray(py::handle object, const StateWords& words, ui
     empty |= sizes[d] == 0;
     if (sizes[d] < 2) continue;
     const uint64_t reach = static_cast<uint64_t>(strides[d] < 0 ? -strides[d] : strides[d]) *
-                           static_cast<uint64_t>(sizes[d] - 1) * 4;
+                           static_cast<uint64_t>(sizes[d] - 1) * static_cast<uint64_t>(size);
     (strides[d] < 0 ? below : above) += reach;
   }
-  const uint64_t buffer_bytes = empty ? 0 : below + above + 4;
+  const uint64_t buffer_bytes = empty ? 0 : below + above + static_cast<uint64_t>(size);
   desc.byte_offset = empty ? 0 : below;
   // Writability checked above; the lowest element is inside the array's memory.
   char* data = static_cast<char*>(const_cast<void*>(array.data())) - below;
-  return FillWithoutGil(words, offset, threads, [&](const PhiloxState& in, PhiloxState* out,
-                                                    const randtensor::FillOptions& options) {
+  return FillWithoutGil(words, offset, threads, dist, [&](const PhiloxState& in, PhiloxState* out,
+                                                          const randtensor::FillOptions& options) {
     return randtensor::Fill(desc, data, buffer_bytes, in, out, options);
   });
 }
@@ -212,21 +248,11 @@ class ConsumedDLTensor {
   DLManagedTensor* managed_ = nullptr;
 };
 
-// The library rejects other dtypes too (as `unsupported`); checking here
-// first makes a wrong dtype a TypeError on both paths.
-void CheckUint32(const DLDataType& dtype) {
-  if (dtype.code == kDLUInt && dtype.bits == 32 && dtype.lanes == 1) return;
-  throw py::type_error("DLPack dtype is (code " + std::to_string(dtype.code) + ", bits " +
-                       std::to_string(dtype.bits) + ", lanes " + std::to_string(dtype.lanes) +
-                       "); randtensor fills uint32 tensors (kDLUInt, 32 bits, 1 lane) only");
-}
-
 py::array_t<uint32_t> FillDLPack(py::handle capsule, const StateWords& words, uint64_t offset,
-                                 uint32_t threads) {
+                                 uint32_t threads, const DistTuple& dist) {
   const ConsumedDLTensor consumed(capsule);  // outlives the GIL release below
-  CheckUint32(consumed.tensor().dtype);
-  return FillWithoutGil(words, offset, threads, [&](const PhiloxState& in, PhiloxState* out,
-                                                    const randtensor::FillOptions& options) {
+  return FillWithoutGil(words, offset, threads, dist, [&](const PhiloxState& in, PhiloxState* out,
+                                                          const randtensor::FillOptions& options) {
     return randtensor::FillDLTensor(consumed.tensor(), in, out, options);
   });
 }
@@ -280,8 +306,9 @@ StateWords SeedState(uint64_t seed) {
 PYBIND11_MODULE(_core, m) {
   m.doc() = "randtensor's compiled core; use the `randtensor` package instead.";
   m.attr("__version__") = RANDTENSOR_VERSION;
-  m.def("fill_ndarray", &FillNdarray, "array"_a, "state"_a, "offset"_a, "threads"_a);
-  m.def("fill_dlpack", &FillDLPack, "capsule"_a, "state"_a, "offset"_a, "threads"_a);
+  m.def("fill_ndarray", &FillNdarray, "array"_a, "state"_a, "offset"_a, "threads"_a, "dist"_a,
+        "bfloat16"_a);
+  m.def("fill_dlpack", &FillDLPack, "capsule"_a, "state"_a, "offset"_a, "threads"_a, "dist"_a);
   m.def("seed_state", &SeedState, "seed"_a);
   m.def("philox_block", &PhiloxBlock, "counter"_a, "key"_a);
   m.def("targets", &Targets);

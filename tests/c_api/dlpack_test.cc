@@ -204,7 +204,14 @@ Expect Device(DLCall& c, int32_t type, const char* text) {
 
 Expect Dtype(DLCall& c, uint8_t code, uint8_t bits, uint16_t lanes, const char* text) {
   c.tensor.dtype = DLDataType{code, bits, lanes};
-  return {StatusCode::kUnsupported, {std::string("dtype = ") + text, "only uint32"}};
+  return {StatusCode::kUnsupported, {std::string("dtype = ") + text, "not a type randtensor fills"}};
+}
+
+// A type randtensor fills, but not with the default distribution (bits).
+Expect NotBits(DLCall& c, uint8_t code, uint8_t bits, const char* name) {
+  c.tensor.dtype = DLDataType{code, bits, 1};
+  return {StatusCode::kUnsupported,
+          {std::string("dtype = ") + name + " cannot hold distribution bits"}};
 }
 
 Expect Pointers(DLCall& c, void* data, uint64_t byte_offset, Expect e) {
@@ -222,10 +229,10 @@ const RejectCase kRejectCases[] = {
     {"DeviceFromNewerDLPack",  // kDLHexagon in DLPack 1.0, beyond this header's enum
      [](DLCall& c) { return Device(c, 16, "16 (an unknown device type)"); }},
     {"DeviceUnknown", [](DLCall& c) { return Device(c, 99, "99"); }},
-    {"DtypeFloat32",
-     [](DLCall& c) { return Dtype(c, kDLFloat, 32, 1, "float32 (code 2, bits 32, lanes 1)"); }},
-    {"DtypeInt32",
-     [](DLCall& c) { return Dtype(c, kDLInt, 32, 1, "int32 (code 0, bits 32, lanes 1)"); }},
+    {"DtypeFloat32WithBits", [](DLCall& c) { return NotBits(c, kDLFloat, 32, "float32"); }},
+    {"DtypeInt32WithBits", [](DLCall& c) { return NotBits(c, kDLInt, 32, "int32"); }},
+    {"DtypeFloat8",
+     [](DLCall& c) { return Dtype(c, kDLFloat, 8, 1, "float8 (code 2, bits 8, lanes 1)"); }},
     {"DtypeUint16",
      [](DLCall& c) { return Dtype(c, kDLUInt, 16, 1, "uint16 (code 1, bits 16, lanes 1)"); }},
     {"DtypeUint64",
@@ -238,7 +245,7 @@ const RejectCase kRejectCases[] = {
     {"DtypeCheckedEvenWhenEmpty",
      [](DLCall& c) {
        c.SetShape({0, 5});
-       return Dtype(c, kDLFloat, 32, 1, "float32");
+       return Dtype(c, kDLFloat, 8, 1, "float8");
      }},
     {"Ndim9",
      [](DLCall& c) {

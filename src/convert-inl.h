@@ -24,11 +24,13 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cmath>
 #include <cstring>
 
 #include "hwy/highway.h"
 #include "src/generate-inl.h"
 #include "src/kernel_list.h"
+#include "src/half.h"
 #include "src/kernels.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -186,6 +188,145 @@ HWY_INLINE void Integers(const KindParams& p, VW w, void* dst) {
   }
 }
 
+// ---------------------------------------------------------------- normal
+// Box-Muller on word pairs (x, y) (SPEC.md section 8): u = u32(x),
+// v = fma(float(y), P32_2PI, P32_2PI / 2), s = sqrt(-2 log u), the pair
+// (s sin v, s cos v). log, sin and cos are randtensor's own, in double with
+// plain IEEE operations only (no libm, no contraction), so every target gets
+// the same bits; their error (a few 1e-16) is far below float's ulp, so z is
+// the exact formula rounded to float except within about 1e-9 ulp of a
+// rounding boundary. Scalar per pair for now (vectorizing is a speed step).
+
+HWY_INLINE double Bits64ToDouble(uint64_t b) {
+  double d;
+  std::memcpy(&d, &b, 8);
+  return d;
+}
+
+// log(x) for a positive normal double: x = f 2^e with f in [sqrt(1/2),
+// sqrt(2)), log f = 2 atanh(t), t = (f - 1) / (f + 1), |t| < 0.1716, the
+// series to t^23 (next term below 1e-19).
+HWY_INLINE double DetLog(double x) {
+  uint64_t b;
+  std::memcpy(&b, &x, 8);
+  int e = static_cast<int>((b >> 52) & 0x7FF) - 1023;
+  double f = Bits64ToDouble((b & 0xFFFFFFFFFFFFFull) | 0x3FF0000000000000ull);
+  if (f > 1.4142135623730951) {
+    f *= 0.5;
+    e += 1;
+  }
+  const double t = (f - 1.0) / (f + 1.0);
+  const double t2 = t * t;
+  double p = 1.0 / 23;
+  for (int k = 21; k >= 3; k -= 2) p = p * t2 + 1.0 / k;
+  p = p * t2 + 1.0;
+  const double ln2_hi = 6.93147180369123816490e-01;  // fdlibm's split of log(2)
+  const double ln2_lo = 1.90821492927058770002e-10;
+  const double de = static_cast<double>(e);
+  return de * ln2_hi + (de * ln2_lo + 2.0 * t * p);
+}
+
+// sin and cos of v in [0, 8): quadrant k = round(v / (pi/2)), r = v - k pi/2
+// by Cody and Waite's three-part pi/2 (k * part exact: k < 6, parts of 33
+// bits), then Taylor series on |r| <= pi/4: sin to r^17, cos to r^18 (next
+// terms below 3e-18).
+HWY_INLINE void DetSinCos(double v, double* sin_v, double* cos_v) {
+  const double k = static_cast<double>(static_cast<int64_t>(v * 0.63661977236758134308 + 0.5));
+  const double r = ((v - k * 1.57079632673412561417e+00) - k * 6.07710050630396597660e-11) -
+                   k * 2.02226624871116645580e-21;
+  const double t = r * r;
+  // (-1)^j / (2j + 1)! and (-1)^j / (2j)!, highest first (Horner).
+  static constexpr double kSin[] = {1.0 / 355687428096000.0, -1.0 / 1307674368000.0,
+                                    1.0 / 6227020800.0,       -1.0 / 39916800.0,
+                                    1.0 / 362880.0,           -1.0 / 5040.0,
+                                    1.0 / 120.0,              -1.0 / 6.0,
+                                    1.0};
+  static constexpr double kCos[] = {-1.0 / 6402373705728000.0, 1.0 / 20922789888000.0,
+                                    -1.0 / 87178291200.0,      1.0 / 479001600.0,
+                                    -1.0 / 3628800.0,          1.0 / 40320.0,
+                                    -1.0 / 720.0,              1.0 / 24.0,
+                                    -1.0 / 2.0,                1.0};
+  double sp = kSin[0], cp = kCos[0];
+  for (size_t i = 1; i < sizeof(kSin) / sizeof(kSin[0]); ++i) sp = sp * t + kSin[i];
+  for (size_t i = 1; i < sizeof(kCos) / sizeof(kCos[0]); ++i) cp = cp * t + kCos[i];
+  const double s = r * sp, c = cp;
+  switch (static_cast<int64_t>(k) & 3) {
+    case 0: *sin_v = s, *cos_v = c; break;
+    case 1: *sin_v = c, *cos_v = -s; break;
+    case 2: *sin_v = -s, *cos_v = -c; break;
+    default: *sin_v = -c, *cos_v = s; break;
+  }
+}
+
+HWY_INLINE float UnitFloatScalar(uint32_t x) {
+  return static_cast<float>(x) * 0x1p-32f + 0x1p-33f;  // the product is exact: one rounding
+}
+
+// The float pair of words (x, y), before mean and std.
+HWY_INLINE void BoxMullerFloat(uint32_t x, uint32_t y, float* z0, float* z1) {
+  constexpr float kP32_2Pi = 0x1p-32f * 6.2831855f;  // exact: a power of two times a float
+  const float u = UnitFloatScalar(x);
+  const float v = FmaExactScalar(static_cast<float>(y), kP32_2Pi, kP32_2Pi * 0.5f);
+  double sin_v, cos_v;
+  DetSinCos(static_cast<double>(v), &sin_v, &cos_v);
+  const double s = std::sqrt(-2.0 * DetLog(static_cast<double>(u)));
+  *z0 = static_cast<float>(s * sin_v);
+  *z1 = static_cast<float>(s * cos_v);
+}
+
+template <typename T, typename Out>
+HWY_INLINE void NormalPairs(const KindParams& p, const uint32_t* words, uint64_t n, T* out,
+                            const Out& to_type) {
+  for (uint64_t k = 0; k < n; k += 2) {
+    float z[2];
+    BoxMullerFloat(words[k], k + 1 < n ? words[k + 1] : 0u, &z[0], &z[1]);
+    out[k] = to_type(FmaExactScalar(z[0], p.std_f, p.mean_f));
+    if (k + 1 < n) out[k + 1] = to_type(FmaExactScalar(z[1], p.std_f, p.mean_f));
+  }
+}
+
+// Words [0, n) -> n normal elements: element k from the pair
+// (words[k & ~1], words[k | 1]); callers pass pairs whole (n even) except
+// where the last element is a sine, which needs no second word's cosine.
+template <GenerateKind kKind>
+void ConvertNormalWords(const KindParams& p, const uint32_t* words, uint64_t n, void* dst) {
+  if constexpr (kKind == GenerateKind::kNormalFloat32) {
+    NormalPairs(p, words, n, static_cast<float*>(dst), [](float f) { return f; });
+  } else if constexpr (kKind == GenerateKind::kNormalFloat16) {
+    NormalPairs(p, words, n, static_cast<uint16_t*>(dst),
+                [](float f) { return detail::Float16Bits(f); });
+  } else {
+    NormalPairs(p, words, n, static_cast<uint16_t*>(dst),
+                [](float f) { return detail::Bfloat16Bits(f); });
+  }
+}
+
+// Elements [first, first + count): pairs start at even stream words, so the
+// chunk starts at first & ~1 and its words are whole pairs.
+template <GenerateKind kKind>
+void GenerateNormal(const detail::Stream& s, uint64_t first, uint64_t count, void* dst,
+                    bool /*streaming*/) {
+  using T = typename detail::KindTraits<kKind>::Type;
+  constexpr uint64_t kChunk = 256;  // even
+  HWY_ALIGN uint32_t words[kChunk];
+  T scratch[kChunk];
+  T* out = static_cast<T*>(dst);
+  uint64_t start = first & ~uint64_t{1};
+  uint64_t skip = first - start;
+  while (count != 0) {
+    const uint64_t want = skip + count;
+    const uint64_t n = want < kChunk ? (want + 1) & ~uint64_t{1} : kChunk;
+    GenerateBits(s, start, n, words, false);
+    ConvertNormalWords<kKind>(s.params, words, n, scratch);
+    const uint64_t take = (n - skip) < count ? (n - skip) : count;
+    std::memcpy(out, scratch + skip, take * sizeof(T));
+    out += take;
+    count -= take;
+    start += n;
+    skip = 0;
+  }
+}
+
 // One vector of words -> Lanes(DW) elements of `kind` at dst.
 template <GenerateKind kKind>
 HWY_INLINE void ConvertVector(const KindParams& p, VW w, void* dst) {
@@ -214,7 +355,8 @@ HWY_INLINE void ConvertVector(const KindParams& p, VW w, void* dst) {
   } else if constexpr (kKind == GenerateKind::kIntegersFloat64) {
     Integers<double>(p, w, dst);
   } else {
-    static_assert(kKind == GenerateKind::kCount, "a kind without a converter");
+    // Normals convert word pairs (ConvertNormalWords), not vectors.
+    (void)p, (void)w, (void)dst;
   }
 }
 

@@ -130,6 +130,34 @@ Status ResolveBernoulli(DataType type, const Distribution& d, detail::GenerateKi
   return Status();
 }
 
+// normal(mean, std) for float32, float16, bfloat16: Box-Muller in float
+// (SPEC.md section 8), then fma(z, std, mean) in float, rounded once to the
+// output type.
+Status ResolveNormal(DataType type, const Distribution& d, detail::GenerateKind* kind,
+                     detail::KindParams* p) {
+  if (!std::isfinite(d.mean) || !std::isfinite(d.std) || !(d.std >= 0)) {
+    return Status::Error(StatusCode::kInvalidArgument,
+                         "distribution.mean = %g and distribution.std = %g: normal needs a "
+                         "finite mean and a finite std >= 0",
+                         d.mean, d.std);
+  }
+  switch (type) {
+    case DataType::kFloat32: *kind = detail::GenerateKind::kNormalFloat32; break;
+    case DataType::kFloat16: *kind = detail::GenerateKind::kNormalFloat16; break;
+    case DataType::kBfloat16: *kind = detail::GenerateKind::kNormalBfloat16; break;
+    case DataType::kFloat64: return CannotHold(type, d.kind, " yet (four words per pair)");
+    default: return CannotHold(type, d.kind, " (a floating-point type is needed)");
+  }
+  p->mean_f = static_cast<float>(d.mean);
+  p->std_f = static_cast<float>(d.std);
+  if (!std::isfinite(p->mean_f) || !std::isfinite(p->std_f)) {
+    return Status::Error(StatusCode::kInvalidArgument,
+                         "distribution.mean = %g and distribution.std = %g overflow float32",
+                         d.mean, d.std);
+  }
+  return Status();
+}
+
 // integers(low, high): one word per element while high - low < 2^28, the
 // path public PyTorch takes for every type (SPEC.md section 8 said 2^32;
 // the GPU follows PyTorch: tests/reference/README.md).
@@ -186,9 +214,7 @@ Status ResolveDistribution(DataType type, const Distribution& d, GenerateKind* k
     case DistributionKind::kUniform: return ResolveUniform(type, d, kind, p);
     case DistributionKind::kBernoulli: return ResolveBernoulli(type, d, kind, p);
     case DistributionKind::kIntegers: return ResolveIntegers(type, d, kind, p);
-    case DistributionKind::kNormal:
-      return Status::Error(StatusCode::kUnsupported,
-                           "distribution normal is not implemented yet (SPEC.md section 8)");
+    case DistributionKind::kNormal: return ResolveNormal(type, d, kind, p);
   }
   return Status::Error(StatusCode::kInvalidArgument, "distribution.kind = %d is not a distribution",
                        static_cast<int>(d.kind));

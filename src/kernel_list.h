@@ -22,6 +22,9 @@
   X(kUniformFloat32, float, 1)         \
   X(kUniformFloat16, uint16_t, 1)      \
   X(kUniformBfloat16, uint16_t, 1)     \
+  X(kNormalFloat32, float, 1)          \
+  X(kNormalFloat16, uint16_t, 1)       \
+  X(kNormalBfloat16, uint16_t, 1)      \
   X(kBernoulliUint8, uint8_t, 1)       \
   X(kBernoulliInt32, int32_t, 1)       \
   X(kBernoulliFloat32, float, 1)       \

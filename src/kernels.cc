@@ -44,6 +44,10 @@ detail::GenerateKernels KernelsOf() {
 #else
     return {GenerateBits, CopyWords, nullptr, 0};
 #endif
+  } else if constexpr (kKind == detail::GenerateKind::kNormalFloat32 ||
+                       kKind == detail::GenerateKind::kNormalFloat16 ||
+                       kKind == detail::GenerateKind::kNormalBfloat16) {
+    return {convert::GenerateNormal<kKind>, convert::ConvertNormalWords<kKind>, nullptr, 0};
   } else {
     return {convert::GenerateConverted<kKind>, convert::ConvertWords<kKind>, nullptr, 0};
   }

@@ -76,10 +76,21 @@ detail::KindParams SomeParams() {
 // function, whose values tests/distributions_test.cc checks against the
 // reference model. So this test is about the generate kernel's runs, chunks,
 // offsets and tails, not about the conversion.
+// Normals read word pairs: element i from words 2 floor(i/2) and the next.
 void ExpectedElement(const KernelTable& table, GenerateKind kind, uint64_t i, uint8_t* out) {
   const uint32_t w = rt_oracle_element(kState, i);
   if (kind == GenerateKind::kBitsUint32) {
     std::memcpy(out, &w, 4);
+    return;
+  }
+  if (kind == GenerateKind::kNormalFloat32 || kind == GenerateKind::kNormalFloat16 ||
+      kind == GenerateKind::kNormalBfloat16) {
+    const uint32_t pair[2] = {rt_oracle_element(kState, i & ~uint64_t{1}),
+                              rt_oracle_element(kState, i | 1)};
+    uint8_t both[16];
+    table.Generate(kind).convert(SomeParams(), pair, 2, both);
+    const size_t size = static_cast<size_t>(detail::ElementBytes(kind));
+    std::memcpy(out, both + (i & 1) * size, size);
     return;
   }
   table.Generate(kind).convert(SomeParams(), &w, 1, out);

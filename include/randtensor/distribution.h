@@ -11,10 +11,12 @@
 // what is missing):
 //   bits                    uint32
 //   uniform(low, high)      float32, float16, bfloat16
+//   normal(mean, std)       float32, float16, bfloat16 (randtensor's own
+//                           log/sin/cos: within an ulp of the exact formula)
 //   bernoulli(p)            uint8, bool, int32, float32, float16, bfloat16
 //   integers(low, high)     int32, int64, uint32, float32, float64 when
 //                           high - low < 2^28 (PyTorch's one-word path)
-// Not yet: normal, float64 uniform and bernoulli, integer ranges >= 2^28.
+// Not yet: float64 uniform, normal and bernoulli; integer ranges >= 2^28.
 #ifndef RANDTENSOR_DISTRIBUTION_H_
 #define RANDTENSOR_DISTRIBUTION_H_
 
@@ -25,7 +27,7 @@ namespace randtensor {
 enum class DistributionKind : int32_t {
   kBits = 0,       // the stream's words (uint32)
   kUniform = 1,    // [low, high)
-  kNormal = 2,     // mean, std (not implemented yet)
+  kNormal = 2,     // mean, std
   kBernoulli = 3,  // 1 with probability p, else 0
   kIntegers = 4,   // [int_low, int_high)
 };

@@ -198,8 +198,10 @@ def uniform(shape, low=0.0, high=1.0, dtype="float32", state=None, seed=None, of
 
 def normal(shape, mean=0.0, std=1.0, dtype="float32", state=None, seed=None, offset=0,
            threads=0):
-    """A new array of normal values (torch.randn / normal_); not implemented
-    yet: raises ValueError naming what is missing."""
+    """A new array of normal values (torch.randn / normal_ on a CUDA thread's
+    stream: Box-Muller on word pairs, sine for even, cosine for odd elements;
+    randtensor's own log/sin/cos, the same bits on every CPU). dtype: float32,
+    float16 or bfloat16 (uint16 bit patterns); float64 not yet."""
     return _new(shape, dtype, _dist("normal", mean=mean, std=std), state, seed, offset, threads)
 
 

@@ -15,8 +15,11 @@ Two kinds of record, read by tests/distributions_test.cc:
       seed reaches on purpose (0, 2^32 - 1, the 128 words that round to 1.0f,
       float16/bfloat16 rounding ties, float16 subnormals).
 
-DIST is uniform (A = low, B = high), bernoulli (A = p, B unused = 0) or
-integers (A = low, B = high, integers). Floats are written with repr(), which
+DIST is uniform (A = low, B = high), normal (A = mean, B = std), bernoulli
+(A = p, B unused = 0) or integers (A = low, B = high, integers). Normal values
+are the exact Box-Muller formula (mpmath) rounded to float, then fma(z, std,
+mean): randtensor's own log/sin/cos may differ from them by an ulp (SPEC.md
+section 8's tolerance); the test allows that for normals only. Floats are written with repr(), which
 round-trips a double exactly.
 """
 import sys
@@ -40,6 +43,10 @@ CASES = [
     ("u_f16_odd", "float16", "uniform", -3.7, 11.3),
     ("u_bf16_01", "bfloat16", "uniform", 0.0, 1.0),
     ("u_bf16_narrow", "bfloat16", "uniform", 0.1, 0.2),
+    ("n_f32", "float32", "normal", 0.0, 1.0),
+    ("n_f32_ms", "float32", "normal", 3.0, 0.5),
+    ("n_f16", "float16", "normal", 0.0, 1.0),
+    ("n_bf16", "bfloat16", "normal", -1.0, 2.0),
     ("b_u8", "uint8", "bernoulli", 0.3, 0),
     ("b_bool", "bool", "bernoulli", 0.5, 0),
     ("b_i32", "int32", "bernoulli", 0.9, 0),
@@ -94,6 +101,8 @@ def main():
                     " ".join(format(w, "x") for w in state) + f" {offset} {n}"
                 out.write(head + "\n  -> " + " ".join(format(v, "x") for v in vals) +
                           "\n  ; " + " ".join(format(w, "x") for w in st) + "\n")
+        if dist == "normal":
+            continue  # pairs of words; the fills above cover them
         pairs = []
         for w in edge_words():
             vals, _ = D.fill_words([w], dist, p, dtype)

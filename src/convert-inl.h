@@ -331,6 +331,57 @@ void GenerateNormal(const detail::Stream& s, uint64_t first, uint64_t count, voi
   }
 }
 
+// ------------------------------------------------- two words per element
+// float64 uniform and bernoulli read u53(a, b) = fma(double(a ^ (b << 21)),
+// 2^-53, 2^-54) (the product is exact: one rounding in the add); integers of
+// a range >= 2^28 read (a << 32) | b. Scalar per element for now. The fma of
+// uniform is std::fma: vfmadd on targets with FMA, and elsewhere the C
+// library's software fma, which IEEE 754 defines to the bit (correctly
+// rounded), so no machine can differ.
+
+HWY_INLINE double UnitDouble(uint32_t a, uint32_t b) {
+  const uint64_t z = uint64_t{a} ^ (uint64_t{b} << 21);  // < 2^53: exact in double
+  return static_cast<double>(z) * 0x1p-53 + 0x1p-54;
+}
+
+template <GenerateKind kKind>
+void ConvertPairs(const KindParams& p, const uint32_t* words, uint64_t n, void* dst) {
+  using T = typename detail::KindTraits<kKind>::Type;
+  T* out = static_cast<T*>(dst);
+  for (uint64_t i = 0; i < n; ++i) {
+    const uint32_t a = words[2 * i], b = words[2 * i + 1];
+    if constexpr (kKind == GenerateKind::kUniformFloat64) {
+      const double t = std::fma(UnitDouble(a, b), p.range_d, p.low_d);
+      out[i] = t == p.high_d ? p.low_d : t;
+    } else if constexpr (kKind == GenerateKind::kBernoulliFloat64) {
+      out[i] = UnitDouble(a, b) < p.p_d ? 1.0 : 0.0;
+    } else {
+      const uint64_t x = (uint64_t{a} << 32) | b;
+      // low + m is within the output type (checked); wrap-around of the
+      // unsigned sum is the two's complement value.
+      out[i] = static_cast<T>(static_cast<int64_t>(static_cast<uint64_t>(p.low) + x % p.range64));
+    }
+  }
+}
+
+// Elements [first, first + count), two stream words each, into dst.
+template <GenerateKind kKind>
+void GenerateConvertedPairs(const detail::Stream& s, uint64_t first, uint64_t count, void* dst,
+                            bool /*streaming*/) {
+  using T = typename detail::KindTraits<kKind>::Type;
+  constexpr uint64_t kChunk = 512;  // elements: 4 KiB of words
+  HWY_ALIGN uint32_t words[2 * kChunk];
+  T* out = static_cast<T*>(dst);
+  while (count != 0) {
+    const uint64_t n = count < kChunk ? count : kChunk;
+    GenerateBits(s, 2 * first, 2 * n, words, false);
+    ConvertPairs<kKind>(s.params, words, n, out);
+    first += n;
+    out += n;
+    count -= n;
+  }
+}
+
 // One vector of words -> Lanes(DW) elements of `kind` at dst.
 template <GenerateKind kKind>
 HWY_INLINE void ConvertVector(const KindParams& p, VW w, void* dst) {

@@ -91,7 +91,21 @@ Status ResolveUniform(DataType type, const Distribution& d, detail::GenerateKind
       low = detail::Bfloat16Value(static_cast<uint16_t>(p->low_bits));
       high = detail::Bfloat16Value(static_cast<uint16_t>(p->high_bits));
       break;
-    case DataType::kFloat64: return CannotHold(type, d.kind, " yet (two words per element)");
+    case DataType::kFloat64: {
+      // In double throughout (two words per element, u53).
+      *kind = detail::GenerateKind::kUniformFloat64;
+      const double range_d = d.high - d.low;
+      if (!std::isfinite(range_d)) {
+        return Status::Error(StatusCode::kInvalidArgument,
+                             "distribution.low = %g and distribution.high = %g: range %g "
+                             "overflows float64",
+                             d.low, d.high, range_d);
+      }
+      p->low_d = d.low;
+      p->high_d = d.high;
+      p->range_d = range_d;
+      return Status();
+    }
     default: return CannotHold(type, d.kind, " (a floating-point type is needed)");
   }
   float range = high - low;
@@ -123,10 +137,11 @@ Status ResolveBernoulli(DataType type, const Distribution& d, detail::GenerateKi
     case DataType::kFloat32: *kind = detail::GenerateKind::kBernoulliFloat32; break;
     case DataType::kFloat16: *kind = detail::GenerateKind::kBernoulliFloat16; break;
     case DataType::kBfloat16: *kind = detail::GenerateKind::kBernoulliBfloat16; break;
-    case DataType::kFloat64: return CannotHold(type, d.kind, " yet (two words per element)");
+    case DataType::kFloat64: *kind = detail::GenerateKind::kBernoulliFloat64; break;
     default: return CannotHold(type, d.kind, " yet");
   }
   p->p_f = static_cast<float>(d.p);
+  p->p_d = d.p;
   return Status();
 }
 
@@ -186,14 +201,19 @@ Status ResolveIntegers(DataType type, const Distribution& d, detail::GenerateKin
                          TypeName(type));
   }
   const i128 range = static_cast<i128>(d.int_high) - d.int_low;
+  p->low = d.int_low;
   if (range >= (i128{1} << 28)) {
-    return Status::Error(StatusCode::kUnsupported,
-                         "distribution.int_high - int_low = %lld: ranges of 2^28 and more take "
-                         "two words per element, not implemented yet",
-                         static_cast<long long>(range));
+    // Two words per element: (W[2i] << 32 | W[2i + 1]) mod range.
+    switch (*kind) {
+      case detail::GenerateKind::kIntegersInt32: *kind = detail::GenerateKind::kIntegersWideInt32; break;
+      case detail::GenerateKind::kIntegersInt64: *kind = detail::GenerateKind::kIntegersWideInt64; break;
+      case detail::GenerateKind::kIntegersFloat64: *kind = detail::GenerateKind::kIntegersWideFloat64; break;
+      default: return CannotHold(type, d.kind, " with a range of 2^28 or more");  // float32: < 2^25
+    }
+    p->range64 = static_cast<uint64_t>(range);
+    return Status();
   }
   p->range = static_cast<uint32_t>(range);
-  p->low = d.int_low;
   return Status();
 }
 
@@ -294,6 +314,13 @@ Status PlanFill(const Layout& layout, GenerateKind kind, const KindParams& param
                          static_cast<unsigned long long>(options.element_offset),
                          static_cast<unsigned long long>(layout.count));
   }
+  if (WordsPerElement(kind) == 2 && options.element_offset + layout.count > UINT64_MAX / 2) {
+    return Status::Error(StatusCode::kOverflow,
+                         "element_offset = %llu plus %llu elements of two stream words each "
+                         "overflows 64-bit word indices",
+                         static_cast<unsigned long long>(options.element_offset),
+                         static_cast<unsigned long long>(layout.count));
+  }
   bool streaming = false;
   switch (options.stores) {
     case StoreMode::kAuto: streaming = StreamingPays(layout.count * element_size); break;
@@ -338,7 +365,8 @@ void ExecutePlan(const Plan& plan, const PhiloxState& in_state, PhiloxState* out
   if (plan.layout->count != 0) WriteTensor(plan, state, &done);
   if (info != nullptr) *info = done;
   if (out_state != nullptr) {
-    // Words per element w: the fill owns stream words up to w * stream_end.
+    // Words per element w: the fill owns stream words up to w * stream_end
+    // (which fits: PlanFill checked), so the counter moves ceil(w * end / 4).
     *out_state = philox::Advance(state, plan.stream_end * plan.words_per_element);
   }
 }

@@ -33,7 +33,12 @@
   X(kIntegersInt32, int32_t, 1)        \
   X(kIntegersInt64, int64_t, 1)        \
   X(kIntegersFloat32, float, 1)        \
-  X(kIntegersFloat64, double, 1)
+  X(kIntegersFloat64, double, 1)       \
+  X(kUniformFloat64, double, 2)        \
+  X(kBernoulliFloat64, double, 2)      \
+  X(kIntegersWideInt32, int32_t, 2)    \
+  X(kIntegersWideInt64, int64_t, 2)    \
+  X(kIntegersWideFloat64, double, 2)
 
 #define RANDTENSOR_MOVE_SIZES(X) \
   X(1, uint8_t)                  \

@@ -42,6 +42,9 @@ struct KindParams {
   float p_f = 0;                             // bernoulli: float(p)
   uint32_t range = 1;                        // integers: high - low (< 2^28)
   int64_t low = 0;                           // integers: low
+  double low_d = 0, high_d = 0, range_d = 0;  // uniform float64: L, H, R = H - L
+  double p_d = 0;                             // bernoulli float64: p
+  uint64_t range64 = 1;                       // integers, two words: high - low
 };
 
 // What every kernel needs to know about the stream: word j of the stream is
@@ -71,7 +74,8 @@ using GenerateColumnsFn = void (*)(const Stream& stream, uint64_t first, uint64_
                                    size_t rows, size_t cols, void* dst, int64_t stride_l,
                                    bool streaming);
 
-// Converts n stream words (one per element) to n elements of the kind:
+// Converts the words of n elements (w * n stream words, w = the kind's words
+// per element) to n elements of the kind:
 // what `contiguous` does after the rounds, exposed so tests can feed chosen
 // words (edge cases no seed would reach).
 using ConvertFn = void (*)(const KindParams& params, const uint32_t* words, uint64_t n,

@@ -68,6 +68,11 @@ detail::KindParams SomeParams() {
   p.p_f = 0.5f;
   p.range = 1000;
   p.low = -5;
+  p.low_d = -2.0;
+  p.high_d = 3.0;
+  p.range_d = 5.0;
+  p.p_d = 0.5;
+  p.range64 = (uint64_t{1} << 40) + 7;
   return p;
 }
 
@@ -91,6 +96,11 @@ void ExpectedElement(const KernelTable& table, GenerateKind kind, uint64_t i, ui
     table.Generate(kind).convert(SomeParams(), pair, 2, both);
     const size_t size = static_cast<size_t>(detail::ElementBytes(kind));
     std::memcpy(out, both + (i & 1) * size, size);
+    return;
+  }
+  if (detail::WordsPerElement(kind) == 2) {  // words 2i and 2i + 1
+    const uint32_t pair[2] = {rt_oracle_element(kState, 2 * i), rt_oracle_element(kState, 2 * i + 1)};
+    table.Generate(kind).convert(SomeParams(), pair, 1, out);
     return;
   }
   table.Generate(kind).convert(SomeParams(), &w, 1, out);

@@ -10,13 +10,15 @@
 // Implemented in this version (others are refused with kUnsupported, naming
 // what is missing):
 //   bits                    uint32
-//   uniform(low, high)      float32, float16, bfloat16
+//   uniform(low, high)      float32, float16, bfloat16; float64 (two words)
 //   normal(mean, std)       float32, float16, bfloat16 (randtensor's own
 //                           log/sin/cos: within an ulp of the exact formula)
-//   bernoulli(p)            uint8, bool, int32, float32, float16, bfloat16
-//   integers(low, high)     int32, int64, uint32, float32, float64 when
-//                           high - low < 2^28 (PyTorch's one-word path)
-// Not yet: float64 uniform, normal and bernoulli; integer ranges >= 2^28.
+//   bernoulli(p)            uint8, bool, int32, float32, float16, bfloat16;
+//                           float64 (two words)
+//   integers(low, high)     int32, uint32, int64, float64 (and float32 below
+//                           2^24): one word per element when high - low <
+//                           2^28, two words otherwise (PyTorch's rule)
+// Not yet: float64 normal.
 #ifndef RANDTENSOR_DISTRIBUTION_H_
 #define RANDTENSOR_DISTRIBUTION_H_
 

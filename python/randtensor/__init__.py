@@ -191,8 +191,8 @@ def _new(shape, dtype, distribution, state, seed, offset, threads):
 def uniform(shape, low=0.0, high=1.0, dtype="float32", state=None, seed=None, offset=0,
             threads=0):
     """A new array of uniform values in [low, high) (torch.rand / uniform_ on a
-    CUDA thread's stream). dtype: float32, float16 or bfloat16 (returned as
-    uint16 bit patterns); float64 is not implemented yet."""
+    CUDA thread's stream). dtype: float32, float64, float16 or bfloat16
+    (returned as uint16 bit patterns)."""
     return _new(shape, dtype, _dist("uniform", low=low, high=high), state, seed, offset, threads)
 
 
@@ -207,14 +207,14 @@ def normal(shape, mean=0.0, std=1.0, dtype="float32", state=None, seed=None, off
 
 def bernoulli(shape, p=0.5, dtype="float32", state=None, seed=None, offset=0, threads=0):
     """A new array of 1 with probability p, else 0 (bernoulli_(p)). dtype:
-    float32, float16, bfloat16, uint8, bool or int32."""
+    float32, float64, float16, bfloat16, uint8, bool or int32."""
     return _new(shape, dtype, _dist("bernoulli", p=p), state, seed, offset, threads)
 
 
 def integers(shape, low, high=None, dtype="int64", state=None, seed=None, offset=0, threads=0):
     """A new array of integers in [low, high) (random_(from, to) / randint);
     integers(shape, high) means [0, high). dtype: int64, int32, uint32,
-    float32, float64; high - low below 2^28 in this version."""
+    float32, float64; two stream words per element from a range of 2^28."""
     if high is None:
         low, high = 0, low
     return _new(shape, dtype, _dist("integers", low=low, high=high), state, seed, offset, threads)

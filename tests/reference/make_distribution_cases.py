@@ -61,6 +61,15 @@ CASES = [
     ("i_i64", "int64", "integers", -(2**40), -(2**40) + 12345),
     ("i_f32", "float32", "integers", -(2**24), -(2**24) + 2**25),
     ("i_f64", "float64", "integers", 2**52, 2**52 + 2**28 - 1),
+    ("u_f64_01", "float64", "uniform", 0.0, 1.0),
+    ("u_f64_neg", "float64", "uniform", -3.7, 11.3),
+    ("b_f64", "float64", "bernoulli", 0.3, 0),
+    ("iw_i32", "int32", "integers", 0, 2**31),
+    ("iw_i32_neg", "int32", "integers", -(2**31), 2**31 - 1),
+    ("iw_u32", "uint32", "integers", 0, 2**32),
+    ("iw_i64", "int64", "integers", -(2**40), 2**40),
+    ("iw_i64_full", "int64", "integers", -(2**63), 2**63 - 1),
+    ("iw_f64", "float64", "integers", -(2**52), 2**52),
 ]
 
 
@@ -101,7 +110,7 @@ def main():
                     " ".join(format(w, "x") for w in state) + f" {offset} {n}"
                 out.write(head + "\n  -> " + " ".join(format(v, "x") for v in vals) +
                           "\n  ; " + " ".join(format(w, "x") for w in st) + "\n")
-        if dist == "normal":
+        if dist == "normal" or D.word_count(dist, dtype, p) == 2:
             continue  # pairs of words; the fills above cover them
         pairs = []
         for w in edge_words():

@@ -160,7 +160,11 @@ Status ResolveNormal(DataType type, const Distribution& d, detail::GenerateKind*
     case DataType::kFloat32: *kind = detail::GenerateKind::kNormalFloat32; break;
     case DataType::kFloat16: *kind = detail::GenerateKind::kNormalFloat16; break;
     case DataType::kBfloat16: *kind = detail::GenerateKind::kNormalBfloat16; break;
-    case DataType::kFloat64: return CannotHold(type, d.kind, " yet (four words per pair)");
+    case DataType::kFloat64:
+      *kind = detail::GenerateKind::kNormalFloat64;  // double Box-Muller, four words a pair
+      p->mean_d = d.mean;
+      p->std_d = d.std;
+      return Status();
     default: return CannotHold(type, d.kind, " (a floating-point type is needed)");
   }
   p->mean_f = static_cast<float>(d.mean);

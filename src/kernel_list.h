@@ -38,7 +38,8 @@
   X(kBernoulliFloat64, double, 2)      \
   X(kIntegersWideInt32, int32_t, 2)    \
   X(kIntegersWideInt64, int64_t, 2)    \
-  X(kIntegersWideFloat64, double, 2)
+  X(kIntegersWideFloat64, double, 2)   \
+  X(kNormalFloat64, double, 2)
 
 #define RANDTENSOR_MOVE_SIZES(X) \
   X(1, uint8_t)                  \

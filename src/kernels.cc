@@ -48,6 +48,8 @@ detail::GenerateKernels KernelsOf() {
                        kKind == detail::GenerateKind::kNormalFloat16 ||
                        kKind == detail::GenerateKind::kNormalBfloat16) {
     return {convert::GenerateNormal<kKind>, convert::ConvertNormalWords<kKind>, nullptr, 0};
+  } else if constexpr (kKind == detail::GenerateKind::kNormalFloat64) {
+    return {convert::GenerateNormalDouble, convert::ConvertNormalDoubleWords, nullptr, 0};
   } else if constexpr (detail::KindTraits<kKind>::kWords == 2) {
     return {convert::GenerateConvertedPairs<kKind>, convert::ConvertPairs<kKind>, nullptr, 0};
   } else {

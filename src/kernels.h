@@ -44,6 +44,7 @@ struct KindParams {
   int64_t low = 0;                           // integers: low
   double low_d = 0, high_d = 0, range_d = 0;  // uniform float64: L, H, R = H - L
   double p_d = 0;                             // bernoulli float64: p
+  double mean_d = 0, std_d = 1;               // normal float64
   uint64_t range64 = 1;                       // integers, two words: high - low
 };
 

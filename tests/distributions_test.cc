@@ -180,7 +180,7 @@ TEST(Distributions, NormalsAreTheSameBitsOnEveryTarget) {
 
 TEST(Distributions, FillsEqualTheReferenceOnEveryTargetLayoutAndThreadCount) {
   int checked = 0;
-  int64_t normal_max_ulp = 0;
+  int64_t normal_max_ulp = 0, normal_max_ulp64 = 0;
   for (const Record& r : Records()) {
     if (r.kind != "fill") continue;
     const DataType type = TypeOf(r.dtype);
@@ -226,11 +226,13 @@ TEST(Distributions, FillsEqualTheReferenceOnEveryTargetLayoutAndThreadCount) {
             const uint64_t got = ReadBits(buffer.data() + at * size, size);
             if (r.dist == "normal") {
               // The reference is the exact formula rounded once; randtensor's
-              // own log/sin/cos may land one ulp away (SPEC.md section 8).
-              ASSERT_LE(UlpDistance(got, r.values[e], size), 1)
+              // own log/sin/cos may land a few ulp away: SPEC.md section 8
+              // promises 2 ulp (float types) and 4 ulp (float64).
+              ASSERT_LE(UlpDistance(got, r.values[e], size), size == 8 ? 4 : 2)
                   << r.name << " target " << target.name << " layout " << layout.what
                   << " element " << e << std::hex << " got " << got << " want " << r.values[e];
-              normal_max_ulp = std::max(normal_max_ulp, UlpDistance(got, r.values[e], size));
+              int64_t& worst = size == 8 ? normal_max_ulp64 : normal_max_ulp;
+              worst = std::max(worst, UlpDistance(got, r.values[e], size));
             } else {
               ASSERT_EQ(got, r.values[e])
                   << r.name << " target " << target.name << " layout " << layout.what
@@ -258,8 +260,10 @@ TEST(Distributions, FillsEqualTheReferenceOnEveryTargetLayoutAndThreadCount) {
     });
   }
   EXPECT_GT(checked, 100);
-  std::printf("normals: largest difference from the exact formula rounded once: %lld ulp\n",
-              static_cast<long long>(normal_max_ulp));
+  std::printf("normals: largest difference from the exact formula rounded once: %lld ulp "
+              "(float32 %lld, float64 %lld)\n",
+              static_cast<long long>(std::max(normal_max_ulp, normal_max_ulp64)),
+              static_cast<long long>(normal_max_ulp), static_cast<long long>(normal_max_ulp64));
 }
 
 TEST(Distributions, EdgeWordsEqualTheReferenceInEveryKernel) {
@@ -358,8 +362,8 @@ TEST(Distributions, BadParametersAreRefusedByNameWithNothingWritten) {
       {DataType::kFloat32, Distribution::Bits(), StatusCode::kUnsupported, "bits are uint32"},
       {DataType::kFloat32, Distribution::Normal(0, -1), StatusCode::kInvalidArgument,
        "distribution.std = -1"},
-      {DataType::kFloat64, Distribution::Normal(0, 1), StatusCode::kUnsupported,
-       "float64 cannot hold distribution normal yet"},
+      {DataType::kInt32, Distribution::Normal(0, 1), StatusCode::kUnsupported,
+       "dtype = int32 cannot hold distribution normal"},
   };
   for (const Bad& c : cases) {
     std::vector<uint8_t> buffer(64, 0x5A);

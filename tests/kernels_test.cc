@@ -72,6 +72,8 @@ detail::KindParams SomeParams() {
   p.high_d = 3.0;
   p.range_d = 5.0;
   p.p_d = 0.5;
+  p.mean_d = 0.25;
+  p.std_d = 2.0;
   p.range64 = (uint64_t{1} << 40) + 7;
   return p;
 }
@@ -96,6 +98,14 @@ void ExpectedElement(const KernelTable& table, GenerateKind kind, uint64_t i, ui
     table.Generate(kind).convert(SomeParams(), pair, 2, both);
     const size_t size = static_cast<size_t>(detail::ElementBytes(kind));
     std::memcpy(out, both + (i & 1) * size, size);
+    return;
+  }
+  if (kind == GenerateKind::kNormalFloat64) {  // pair i / 2: words 4 (i / 2) .. + 3
+    uint32_t quad[4];
+    for (uint64_t j = 0; j < 4; ++j) quad[j] = rt_oracle_element(kState, 4 * (i / 2) + j);
+    double both[2];
+    table.Generate(kind).convert(SomeParams(), quad, 2, both);
+    std::memcpy(out, &both[i & 1], 8);
     return;
   }
   if (detail::WordsPerElement(kind) == 2) {  // words 2i and 2i + 1

@@ -7,18 +7,19 @@
 // is C + ceil((offset + N) * w / 4). Values never depend on layout, threads,
 // tiling or the SIMD target.
 //
-// Implemented in this version (others are refused with kUnsupported, naming
-// what is missing):
+// Every row of SPEC.md section 8's table (a type a distribution cannot hold
+// is refused with kUnsupported, naming both):
 //   bits                    uint32
 //   uniform(low, high)      float32, float16, bfloat16; float64 (two words)
-//   normal(mean, std)       float32, float16, bfloat16 (randtensor's own
-//                           log/sin/cos: within an ulp of the exact formula)
+//   normal(mean, std)       float32, float16, bfloat16; float64 (four words a
+//                           pair); randtensor's own log/sin/cos: within
+//                           SPEC's 2 ulp (float) / 4 ulp (double) of the
+//                           exact formula
 //   bernoulli(p)            uint8, bool, int32, float32, float16, bfloat16;
 //                           float64 (two words)
 //   integers(low, high)     int32, uint32, int64, float64 (and float32 below
 //                           2^24): one word per element when high - low <
 //                           2^28, two words otherwise (PyTorch's rule)
-// Not yet: float64 normal.
 #ifndef RANDTENSOR_DISTRIBUTION_H_
 #define RANDTENSOR_DISTRIBUTION_H_
 

@@ -201,7 +201,7 @@ def normal(shape, mean=0.0, std=1.0, dtype="float32", state=None, seed=None, off
     """A new array of normal values (torch.randn / normal_ on a CUDA thread's
     stream: Box-Muller on word pairs, sine for even, cosine for odd elements;
     randtensor's own log/sin/cos, the same bits on every CPU). dtype: float32,
-    float16 or bfloat16 (uint16 bit patterns); float64 not yet."""
+    float64, float16 or bfloat16 (uint16 bit patterns)."""
     return _new(shape, dtype, _dist("normal", mean=mean, std=std), state, seed, offset, threads)
 
 

@@ -47,6 +47,8 @@ CASES = [
     ("n_f32_ms", "float32", "normal", 3.0, 0.5),
     ("n_f16", "float16", "normal", 0.0, 1.0),
     ("n_bf16", "bfloat16", "normal", -1.0, 2.0),
+    ("n_f64", "float64", "normal", 0.0, 1.0),
+    ("n_f64_ms", "float64", "normal", 10.0, 0.5),
     ("b_u8", "uint8", "bernoulli", 0.3, 0),
     ("b_bool", "bool", "bernoulli", 0.5, 0),
     ("b_i32", "int32", "bernoulli", 0.9, 0),

@@ -11,7 +11,7 @@
 // truncates on SSE4 and rounds on F16C).
 //
 // How words reach a converter: the generate kernel fills a small L1 chunk of
-// words with the bits kernel and converts it (GenerateConverted). A fixed
+// words with the bits kernel and converts it (GenerateChunked). A fixed
 // 4 KiB buffer, not one that grows with the tensor; fusing the conversion
 // into the rounds' registers is a later speed step.
 
@@ -207,18 +207,25 @@ HWY_INLINE double Bits64ToDouble(uint64_t b) {
   return d;
 }
 
-// log(x) for a positive normal double: x = f 2^e with f in [sqrt(1/2),
-// sqrt(2)), log f = 2 atanh(t), t = (f - 1) / (f + 1), |t| < 0.1716, the
-// series to t^23 (next term below 1e-19).
-HWY_INLINE double DetLog(double x) {
+// x = f 2^e for a positive normal double, f in [sqrt(1/2), sqrt(2)).
+HWY_INLINE double SplitForLog(double x, int* e) {
   uint64_t b;
   std::memcpy(&b, &x, 8);
-  int e = static_cast<int>((b >> 52) & 0x7FF) - 1023;
+  *e = static_cast<int>((b >> 52) & 0x7FF) - 1023;
   double f = Bits64ToDouble((b & 0xFFFFFFFFFFFFFull) | 0x3FF0000000000000ull);
   if (f > 1.4142135623730951) {
     f *= 0.5;
-    e += 1;
+    *e += 1;
   }
+  return f;
+}
+
+// log(x) for a positive normal double: x = f 2^e, log f = 2 atanh(t),
+// t = (f - 1) / (f + 1), |t| < 0.1716, the series to t^23 (next term below
+// 1e-19).
+HWY_INLINE double DetLog(double x) {
+  int e;
+  const double f = SplitForLog(x, &e);
   const double t = (f - 1.0) / (f + 1.0);
   const double t2 = t * t;
   double p = 1.0 / 23;
@@ -305,32 +312,6 @@ void ConvertNormalWords(const KindParams& p, const uint32_t* words, uint64_t n, 
   }
 }
 
-// Elements [first, first + count): pairs start at even stream words, so the
-// chunk starts at first & ~1 and its words are whole pairs.
-template <GenerateKind kKind>
-void GenerateNormal(const detail::Stream& s, uint64_t first, uint64_t count, void* dst,
-                    bool /*streaming*/) {
-  using T = typename detail::KindTraits<kKind>::Type;
-  constexpr uint64_t kChunk = 256;  // even
-  HWY_ALIGN uint32_t words[kChunk];
-  T scratch[kChunk];
-  T* out = static_cast<T*>(dst);
-  uint64_t start = first & ~uint64_t{1};
-  uint64_t skip = first - start;
-  while (count != 0) {
-    const uint64_t want = skip + count;
-    const uint64_t n = want < kChunk ? (want + 1) & ~uint64_t{1} : kChunk;
-    GenerateBits(s, start, n, words, false);
-    ConvertNormalWords<kKind>(s.params, words, n, scratch);
-    const uint64_t take = (n - skip) < count ? (n - skip) : count;
-    std::memcpy(out, scratch + skip, take * sizeof(T));
-    out += take;
-    count -= take;
-    start += n;
-    skip = 0;
-  }
-}
-
 // ------------------------------------------------- two words per element
 // float64 uniform and bernoulli read u53(a, b) = fma(double(a ^ (b << 21)),
 // 2^-53, 2^-54) (the product is exact: one rounding in the add); integers of
@@ -374,14 +355,8 @@ void ConvertPairs(const KindParams& p, const uint32_t* words, uint64_t n, void* 
 // log(x), x a positive normal double: as DetLog, with the quotient's
 // rounding error carried (t + t_lo).
 HWY_INLINE double DetLogCompensated(double x) {
-  uint64_t b;
-  std::memcpy(&b, &x, 8);
-  int e = static_cast<int>((b >> 52) & 0x7FF) - 1023;
-  double f = Bits64ToDouble((b & 0xFFFFFFFFFFFFFull) | 0x3FF0000000000000ull);
-  if (f > 1.4142135623730951) {
-    f *= 0.5;
-    e += 1;
-  }
+  int e;
+  const double f = SplitForLog(x, &e);
   const double u = f - 1.0;              // exact
   const double w = f + 1.0;              // f + 1 = w + ew exactly
   const double ew = f - (w - 1.0);
@@ -454,48 +429,6 @@ void ConvertNormalDoubleWords(const KindParams& p, const uint32_t* words, uint64
   }
 }
 
-// Elements [first, first + count) of float64 normal: pairs start at even
-// elements (stream words 4p), so chunks start at first & ~1.
-void GenerateNormalDouble(const detail::Stream& s, uint64_t first, uint64_t count, void* dst,
-                          bool /*streaming*/) {
-  constexpr uint64_t kChunk = 512;  // elements, even: 4 KiB of words
-  HWY_ALIGN uint32_t words[2 * kChunk];
-  double scratch[kChunk];
-  double* out = static_cast<double*>(dst);
-  uint64_t start = first & ~uint64_t{1};
-  uint64_t skip = first - start;
-  while (count != 0) {
-    const uint64_t want = skip + count;
-    const uint64_t n = want < kChunk ? (want + 1) & ~uint64_t{1} : kChunk;
-    GenerateBits(s, 2 * start, 2 * n, words, false);
-    ConvertNormalDoubleWords(s.params, words, n, scratch);
-    const uint64_t take = (n - skip) < count ? (n - skip) : count;
-    std::memcpy(out, scratch + skip, take * sizeof(double));
-    out += take;
-    count -= take;
-    start += n;
-    skip = 0;
-  }
-}
-
-// Elements [first, first + count), two stream words each, into dst.
-template <GenerateKind kKind>
-void GenerateConvertedPairs(const detail::Stream& s, uint64_t first, uint64_t count, void* dst,
-                            bool /*streaming*/) {
-  using T = typename detail::KindTraits<kKind>::Type;
-  constexpr uint64_t kChunk = 512;  // elements: 4 KiB of words
-  HWY_ALIGN uint32_t words[2 * kChunk];
-  T* out = static_cast<T*>(dst);
-  while (count != 0) {
-    const uint64_t n = count < kChunk ? count : kChunk;
-    GenerateBits(s, 2 * first, 2 * n, words, false);
-    ConvertPairs<kKind>(s.params, words, n, out);
-    first += n;
-    out += n;
-    count -= n;
-  }
-}
-
 // One vector of words -> Lanes(DW) elements of `kind` at dst.
 template <GenerateKind kKind>
 HWY_INLINE void ConvertVector(const KindParams& p, VW w, void* dst) {
@@ -549,24 +482,37 @@ void ConvertWords(const KindParams& p, const uint32_t* words, uint64_t n, void* 
   }
 }
 
-// Elements [first, first + count) of `kind` (one word each) into dst
-// (GenerateFn): the words of a chunk from the bits kernel into L1, then
-// converted. Plain stores: `streaming` is not yet honoured for these kinds.
-template <GenerateKind kKind>
-void GenerateConverted(const detail::Stream& s, uint64_t first, uint64_t count, void* dst,
-                       bool /*streaming*/) {
-  using T = typename detail::KindTraits<kKind>::Type;
-  static_assert(detail::KindTraits<kKind>::kWords == 1, "two-word kinds need their own chunking");
-  constexpr uint64_t kChunk = 1024;  // 4 KiB of words in L1 per trip
-  HWY_ALIGN uint32_t words[kChunk];
+// Elements [first, first + count) of `kind` into dst (GenerateFn): chunks
+// of stream words from the bits kernel into a fixed 4 KiB L1 buffer,
+// converted by kConvert. Element i reads words [w i, w i + w); for
+// Box-Muller (kPairs) element i belongs to pair i / 2, whose words start at
+// 2 w (i / 2), so chunks start at even elements and a chunk's odd start is
+// converted and skipped. Plain stores: `streaming` is not yet honoured for
+// these kinds.
+template <typename T, int kWords, bool kPairs, detail::ConvertFn kConvert>
+void GenerateChunked(const detail::Stream& s, uint64_t first, uint64_t count, void* dst,
+                     bool /*streaming*/) {
+  constexpr uint64_t kChunk = 1024 / kWords;  // elements (even)
+  HWY_ALIGN uint32_t words[kChunk * kWords];
+  T scratch[kPairs ? kChunk : 1];
   T* out = static_cast<T*>(dst);
+  uint64_t start = kPairs ? first & ~uint64_t{1} : first;
+  uint64_t skip = first - start;
   while (count != 0) {
-    const uint64_t n = count < kChunk ? count : kChunk;
-    GenerateBits(s, first, n, words, false);
-    ConvertWords<kKind>(s.params, words, n, out);
-    first += n;
-    out += n;
-    count -= n;
+    const uint64_t want = skip + count;
+    const uint64_t n = want >= kChunk ? kChunk : kPairs ? (want + 1) & ~uint64_t{1} : want;
+    GenerateBits(s, kWords * start, kWords * n, words, false);
+    const uint64_t take = n - skip < count ? n - skip : count;
+    if (kPairs) {
+      kConvert(s.params, words, n, scratch);
+      std::memcpy(out, scratch + skip, take * sizeof(T));
+    } else {
+      kConvert(s.params, words, n, out);
+    }
+    out += take;
+    count -= take;
+    start += n;
+    skip = 0;
   }
 }
 

@@ -8,6 +8,7 @@
 //             random123
 //           paired/<TARGET>/<layout>/<bytes>/threads:<T>   (64 MiB and up; see BM_Paired)
 //           overhead/<TARGET>/16-elements
+//           region/<slab|columns>/1GiB-sixteenth/threads:<T>   (see BM_Region)
 // Rates are bytes of elements written per second (padding excluded), the same
 // measure `randtensor generate --repeat` prints.
 //
@@ -210,6 +211,54 @@ void BM_Paired(benchmark::State& state, std::string target, std::string layout, 
   if (!randtensor::SetTarget("auto").ok()) state.SkipWithError("SetTarget(\"auto\")");
 }
 
+// A region of 1/16 of a 1 GiB global tensor (16384 x 16384 uint32) and a
+// packed fill of the same element count, alternately, as BM_Paired: a slab
+// (1024 whole rows: one run of the stream) or a column block (all rows,
+// 1024 columns: 16384 runs of 1024). "vs_packed" is the median ratio.
+void BM_Region(benchmark::State& state, std::string kind, uint32_t threads) {
+  constexpr int64_t kSide = 16384, kPart = 1024;
+  const int64_t global[2] = {kSide, kSide};
+  const int64_t start[2] = {kind == "slab" ? 5 * kPart : 0, kind == "slab" ? 0 : 5 * kPart};
+  const int64_t sizes[2] = {kind == "slab" ? kPart : kSide, kind == "slab" ? kSide : kPart};
+  const int64_t n = kSide * kPart;
+  Buffer packed(static_cast<uint64_t>(n)), local(static_cast<uint64_t>(n));
+  if (packed.data() == nullptr || local.data() == nullptr) return state.SkipWithError("out of memory");
+  TensorDesc packed_desc, region_desc;
+  packed_desc.rank = 1;
+  packed_desc.sizes = &n;
+  region_desc.rank = 2;
+  region_desc.sizes = sizes;
+  randtensor::Region region;
+  region.rank = 2;
+  region.global_sizes = global;
+  region.start = start;
+  FillOptions options;
+  options.threads = threads;
+  FillOptions region_options = options;
+  region_options.region = &region;
+  PhiloxState s = PhiloxState::FromSeed(0x5eed);
+  std::vector<double> ratios;
+  for (auto _ : state) {
+    double seconds[2];
+    for (int i = 0; i < 2; ++i) {
+      const auto t0 = std::chrono::steady_clock::now();
+      PhiloxState out;
+      const Status status =
+          i == 0 ? randtensor::Fill(packed_desc, packed.data(), packed.bytes(), s, &out, options)
+                 : randtensor::Fill(region_desc, local.data(), local.bytes(), s, &out,
+                                    region_options);
+      benchmark::ClobberMemory();
+      seconds[i] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      if (!status.ok()) return state.SkipWithError(status.message());
+    }
+    state.SetIterationTime(seconds[1]);
+    ratios.push_back(seconds[0] / seconds[1]);
+  }
+  std::sort(ratios.begin(), ratios.end());
+  if (!ratios.empty()) state.counters["vs_packed"] = ratios[ratios.size() / 2];
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * n * 4);
+}
+
 // Runs fn(begin, end) over [0, n) split evenly across `threads` OpenMP threads.
 template <class Fn>
 void Split(uint64_t n, uint32_t threads, const Fn& fn) {
@@ -278,6 +327,15 @@ void RegisterAll() {
                                             "nhwc64", "colmajor", "odd8d"};
   const std::vector<uint32_t> thread_counts = ThreadCounts();
 
+  for (const char* kind : {"slab", "columns"}) {
+    for (uint32_t threads : thread_counts) {
+      benchmark::RegisterBenchmark(
+          (std::string("region/") + kind + "/1GiB-sixteenth/threads:" + std::to_string(threads))
+              .c_str(),
+          BM_Region, std::string(kind), threads)
+          ->UseManualTime();
+    }
+  }
   for (int i = 0; i < randtensor::TargetCount(); ++i) {
     randtensor::TargetInfo info;
     if (!randtensor::GetTarget(i, &info).ok() || !info.supported) continue;

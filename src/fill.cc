@@ -385,6 +385,61 @@ Status MinBufferBytes(const TensorDesc& desc, uint64_t* bytes) noexcept {
   return status;
 }
 
+namespace {
+
+// A region of a global tensor (region.h): the global tensor's row-major
+// strides become the stream strides, the region's first element its stream
+// base, and the global element count the fill's extent (the output state).
+struct RegionMap {
+  uint64_t stream_strides[kMaxRank];
+  uint64_t base = 0;          // stream index of the region's element (0, ..., 0)
+  uint64_t global_count = 0;  // elements of the global tensor
+};
+
+Status ResolveRegion(const TensorDesc& desc, const Region& r, RegionMap* map) {
+  __extension__ typedef unsigned __int128 u128;
+  if (r.rank != desc.rank) {
+    return Status::Error(StatusCode::kInvalidArgument,
+                         "region.rank = %d differs from rank = %d (the region's sizes are "
+                         "TensorDesc::sizes)",
+                         r.rank, desc.rank);
+  }
+  if (r.rank > 0 && (r.global_sizes == nullptr || r.start == nullptr || desc.sizes == nullptr)) {
+    return Status::Error(StatusCode::kInvalidArgument,
+                         "region.global_sizes, region.start and sizes must be given for rank %d",
+                         r.rank);
+  }
+  if (r.rank < 0 || r.rank > kMaxRank) return Status();  // AnalyzeLayout names the rank
+  u128 count = 1;
+  bool empty = false;
+  for (int d = r.rank - 1; d >= 0; --d) {
+    const int64_t g = r.global_sizes[d], s = r.start[d], n = desc.sizes[d];
+    if (g < 0 || s < 0 || n < 0 || s > g || n > g - s) {
+      return Status::Error(StatusCode::kInvalidArgument,
+                           "region.start[%d] = %lld with sizes[%d] = %lld is outside "
+                           "region.global_sizes[%d] = %lld",
+                           d, static_cast<long long>(s), d, static_cast<long long>(n), d,
+                           static_cast<long long>(g));
+    }
+    empty |= g == 0;
+    map->stream_strides[d] = static_cast<uint64_t>(count);
+    count *= static_cast<u128>(g);
+    if (count > static_cast<u128>(INT64_MAX) && !empty) {
+      return Status::Error(StatusCode::kOverflow,
+                           "region.global_sizes[%d] = %lld makes the global element count "
+                           "overflow 63 bits",
+                           d, static_cast<long long>(g));
+    }
+  }
+  map->global_count = empty ? 0 : static_cast<uint64_t>(count);
+  for (int d = 0; d < r.rank && !empty; ++d) {
+    map->base += static_cast<uint64_t>(r.start[d]) * map->stream_strides[d];  // < global count
+  }
+  return Status();
+}
+
+}  // namespace
+
 Status Fill(const TensorDesc& desc, void* data, uint64_t buffer_bytes,
             const PhiloxState& in_state, PhiloxState* out_state,
             const FillOptions& options) noexcept {
@@ -392,7 +447,17 @@ Status Fill(const TensorDesc& desc, void* data, uint64_t buffer_bytes,
   detail::GenerateKind kind;
   detail::KindParams params;
   detail::Layout layout;
-  Status status = Analyze(desc, &layout);
+  RegionMap region;
+  Status status;
+  if (options.region != nullptr) status = ResolveRegion(desc, *options.region, &region);
+  if (status.ok()) {
+    const int size = ElementSize(desc.dtype);
+    status = size == 0 ? Analyze(desc, &layout)  // names the bad dtype
+                       : detail::AnalyzeLayout(desc.rank, desc.sizes, desc.strides, size,
+                                               kNativeNames, &layout,
+                                               options.region != nullptr ? region.stream_strides
+                                                                         : nullptr);
+  }
   if (status.ok()) {
     status = detail::ResolveDistribution(desc.dtype, options.distribution, &kind, &params);
   }
@@ -401,6 +466,20 @@ Status Fill(const TensorDesc& desc, void* data, uint64_t buffer_bytes,
   status = detail::PlanFill(layout, kind, params, data, buffer_bytes, desc.byte_offset,
                             out_state, options, &plan);
   if (!status.ok()) return status;
+  if (options.region != nullptr) {
+    // The stream from the region's first element; the state the global fill's.
+    const uint64_t offset = options.element_offset;
+    const uint64_t limit = detail::WordsPerElement(kind) == 2 ? UINT64_MAX / 2 : UINT64_MAX;
+    if (region.global_count > limit - offset) {
+      return Status::Error(StatusCode::kOverflow,
+                           "element_offset = %llu plus the global tensor's %llu elements "
+                           "overflows 64-bit stream indices",
+                           static_cast<unsigned long long>(offset),
+                           static_cast<unsigned long long>(region.global_count));
+    }
+    plan.stream_base = offset + region.base;
+    plan.stream_end = offset + region.global_count;
+  }
   detail::ExecutePlan(plan, state, out_state, options.info);
   return Status();
 }

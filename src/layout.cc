@@ -187,7 +187,8 @@ void Canonicalize(int rank, const int64_t* sizes, const int64_t* strides,
 }  // namespace
 
 Status AnalyzeLayout(int64_t rank, const int64_t* sizes, const int64_t* strides,
-                     int element_size, const FieldNames& names, Layout* layout) noexcept {
+                     int element_size, const FieldNames& names, Layout* layout,
+                     const uint64_t* given_stream_strides) noexcept {
   if (rank < 0 || rank > kMaxRank) {
     return Status::Error(StatusCode::kUnsupported, "%s = %lld is outside 0 to %d", names.rank,
                          static_cast<long long>(rank), kMaxRank);
@@ -221,7 +222,7 @@ Status AnalyzeLayout(int64_t rank, const int64_t* sizes, const int64_t* strides,
   }
   out.count = empty ? 0 : static_cast<uint64_t>(count);
 
-  if (strides == nullptr && !empty) {
+  if (strides == nullptr && !empty && given_stream_strides == nullptr) {
     // Packed row-major: disjoint by construction and one run in memory, so
     // the overlap proof and the merging below have nothing to do. This is
     // most of the cost of a small fill, so it gets its own path.
@@ -334,7 +335,7 @@ Status AnalyzeLayout(int64_t rank, const int64_t* sizes, const int64_t* strides,
   uint64_t stream_strides[kMaxRank];
   uint64_t step = 1;
   for (int d = static_cast<int>(rank) - 1; d >= 0; --d) {
-    stream_strides[d] = step;
+    stream_strides[d] = given_stream_strides != nullptr ? given_stream_strides[d] : step;
     step *= static_cast<uint64_t>(sizes[d]);  // fits: bounded by the element count
   }
   Canonicalize(static_cast<int>(rank), sizes, strides, stream_strides, &out);

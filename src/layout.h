@@ -53,8 +53,12 @@ struct Layout {
 // *layout (which holds garbage after an error).
 // `strides` nullptr means packed row-major. Sizes may be 0 (an empty tensor);
 // callers that forbid that check it themselves first.
+// `stream_strides` (nullptr: the row-major strides of `sizes`, a whole
+// tensor) gives each dimension's step in the stream: a region of a global
+// tensor passes the global tensor's row-major strides.
 Status AnalyzeLayout(int64_t rank, const int64_t* sizes, const int64_t* strides,
-                     int element_size, const FieldNames& names, Layout* layout) noexcept;
+                     int element_size, const FieldNames& names, Layout* layout,
+                     const uint64_t* stream_strides = nullptr) noexcept;
 
 }  // namespace detail
 }  // namespace randtensor

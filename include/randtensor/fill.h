@@ -29,6 +29,7 @@
 #include "randtensor/export.h"
 #include "randtensor/parallel.h"
 #include "randtensor/philox.h"
+#include "randtensor/region.h"
 #include "randtensor/status.h"
 
 namespace randtensor {
@@ -98,6 +99,8 @@ struct FillOptions {
   FillInfo* info = nullptr;  // optional report of what ran
   // What values to write (distribution.h); the default is the stream's bits.
   Distribution distribution = {};
+  // A region of a larger global tensor (region.h); nullptr: the whole tensor.
+  const Region* region = nullptr;
 };
 
 // Minimum buffer size in bytes for `desc` (DirectML's rule, SPEC.md section 4):

@@ -97,6 +97,7 @@ FillOptions ToFillOptions(const randtensor_fill_options* options) {
   }
   out.distribution.int_low = d.int_low;
   out.distribution.int_high = d.int_high;
+  out.region = nullptr;  // set by the caller, which knows the rank (RegionOf)
   return out;
 }
 
@@ -190,10 +191,19 @@ randtensor_status randtensor_fill_ex(void* data, uint64_t buffer_bytes, uint64_t
                                      randtensor_fill_info* info) {
   randtensor::TensorDesc desc = randtensor::ToTensorDesc(dtype, rank, sizes, strides);
   desc.byte_offset = byte_offset;
+  randtensor::Region region;
+  const bool has_region = options != nullptr && options->region_global_sizes != nullptr;
+  if (has_region) {
+    region.rank = rank;
+    region.global_sizes = options->region_global_sizes;
+    region.start = options->region_start;
+  }
   return randtensor::FillFromC(
       in_state, out_state, options, info,
       [&](const auto& in, auto* out, const auto& fill_options) {
-        return randtensor::Fill(desc, data, buffer_bytes, in, out, fill_options);
+        randtensor::FillOptions with_region = fill_options;
+        if (has_region) with_region.region = &region;
+        return randtensor::Fill(desc, data, buffer_bytes, in, out, with_region);
       });
 }
 

@@ -123,6 +123,11 @@ typedef struct randtensor_fill_options {
   randtensor_parallel_for_fn parallel_for;  /* NULL: the default pool */
   void* parallel_for_context;
   randtensor_distribution distribution;     /* zero: bits */
+  /* A region of a global tensor (randtensor/region.h): `rank` global sizes
+   * and the region's start; the fill's sizes are the region's. NULL
+   * global_sizes: the whole tensor. */
+  const int64_t* region_global_sizes;
+  const int64_t* region_start;
 } randtensor_fill_options;
 
 /* Report of what a fill did (randtensor::FillInfo). */

@@ -138,7 +138,7 @@ def _dist(dist, low=None, high=None, mean=None, std=None, p=None):
 
 
 def fill(array, state=None, seed=None, offset=0, threads=0, dist="bits", low=None, high=None,
-         mean=None, std=None, p=None, bfloat16=False):
+         mean=None, std=None, p=None, bfloat16=False, region=None):
     """Fills `array` in place and returns the next state (uint32 array of 6 words).
 
     array: a writable numpy.ndarray of dtype uint32, any shape (0 to 8
@@ -155,13 +155,22 @@ def fill(array, state=None, seed=None, offset=0, threads=0, dist="bits", low=Non
         is the output type (float32, float64, float16, uint8, bool, int32,
         int64, uint32), and bfloat16=True fills a uint16 array with bfloat16
         bit patterns (DLPack tensors carry bfloat16 themselves).
+    region: (global_shape, start): `array` is the block start .. start +
+        array.shape of a global tensor of global_shape, and gets exactly the
+        values the whole global fill gives those elements (SPEC.md section
+        10); the returned state is the global fill's. NumPy arrays only.
     """
     arguments = _fill_arguments(state, seed, offset, threads)
     distribution = _dist(dist, low, high, mean, std, p)
     # NumPy arrays go through the buffer path, which can see writability;
     # DLPack 0.x cannot express "read-only".
+    if region is not None:
+        global_shape, start = region
+        region = ([operator.index(g) for g in global_shape], [operator.index(s) for s in start])
     if isinstance(array, np.ndarray):
-        return _core.fill_ndarray(array, *arguments, distribution, bool(bfloat16))
+        return _core.fill_ndarray(array, *arguments, distribution, bool(bfloat16), region)
+    if region is not None:
+        raise ValueError("region= is for NumPy arrays in this version")
     if bfloat16:
         raise ValueError("bfloat16=True is for uint16 NumPy arrays; a DLPack tensor says its dtype")
     if hasattr(array, "__dlpack__"):

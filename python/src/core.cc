@@ -26,6 +26,7 @@
 #include <pybind11/stl.h>
 
 #include <array>
+#include <optional>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -168,8 +169,12 @@ std::vector<int64_t> ElementStrides(const py::array& array, int kElementBytes) {
   return strides;
 }
 
+// (global shape, start) of a region of a global tensor, or nothing.
+using RegionArg = std::optional<std::pair<std::vector<int64_t>, std::vector<int64_t>>>;
+
 py::array_t<uint32_t> FillNdarray(py::handle object, const StateWords& words, uint64_t offset,
-                                  uint32_t threads, const DistTuple& dist, bool bfloat16) {
+                                  uint32_t threads, const DistTuple& dist, bool bfloat16,
+                                  const RegionArg& region_arg) {
   if (!py::isinstance<py::array>(object)) {
     throw py::type_error("fill_ndarray needs a numpy.ndarray, not " +
                          std::string(py::str(py::type::handle_of(object).attr("__name__"))));
@@ -204,9 +209,22 @@ py::array_t<uint32_t> FillNdarray(py::handle object, const StateWords& words, ui
   desc.byte_offset = empty ? 0 : below;
   // Writability checked above; the lowest element is inside the array's memory.
   char* data = static_cast<char*>(const_cast<void*>(array.data())) - below;
+  randtensor::Region region;
+  if (region_arg.has_value()) {
+    const auto& [global, start] = *region_arg;
+    if (global.size() != sizes.size() || start.size() != sizes.size()) {
+      throw py::value_error("region: global shape and start need " +
+                            std::to_string(sizes.size()) + " entries (the array's ndim)");
+    }
+    region.rank = static_cast<int32_t>(sizes.size());
+    region.global_sizes = global.data();
+    region.start = start.data();
+  }
   return FillWithoutGil(words, offset, threads, dist, [&](const PhiloxState& in, PhiloxState* out,
                                                           const randtensor::FillOptions& options) {
-    return randtensor::Fill(desc, data, buffer_bytes, in, out, options);
+    randtensor::FillOptions with_region = options;
+    if (region_arg.has_value()) with_region.region = &region;
+    return randtensor::Fill(desc, data, buffer_bytes, in, out, with_region);
   });
 }
 
@@ -307,7 +325,7 @@ PYBIND11_MODULE(_core, m) {
   m.doc() = "randtensor's compiled core; use the `randtensor` package instead.";
   m.attr("__version__") = RANDTENSOR_VERSION;
   m.def("fill_ndarray", &FillNdarray, "array"_a, "state"_a, "offset"_a, "threads"_a, "dist"_a,
-        "bfloat16"_a);
+        "bfloat16"_a, "region"_a = py::none());
   m.def("fill_dlpack", &FillDLPack, "capsule"_a, "state"_a, "offset"_a, "threads"_a, "dist"_a);
   m.def("seed_state", &SeedState, "seed"_a);
   m.def("philox_block", &PhiloxBlock, "counter"_a, "key"_a);

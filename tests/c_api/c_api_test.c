@@ -475,6 +475,30 @@ static void test_distributions(void) {
   CHECK(bytes[0] == 0xEE);
 }
 
+/* A region of a global tensor through the C options equals that slice of
+ * the global fill, and reports the global fill's state. */
+static void test_region(void) {
+  const int64_t global[2] = {4, 6}, start[2] = {1, 2}, sizes[2] = {2, 3};
+  uint32_t whole[24], part[6], state[6] = {0, 0, 0, 0, 7, 0}, s1[6], s2[6];
+  int r, c;
+  randtensor_fill_options options;
+  memset(&options, 0, sizeof(options));
+  CHECK(randtensor_fill(whole, sizeof(whole), 0, RANDTENSOR_UINT32, 2, global, NULL, state, s1,
+                        NULL) == RANDTENSOR_OK);
+  options.region_global_sizes = global;
+  options.region_start = start;
+  CHECK(randtensor_fill(part, sizeof(part), 0, RANDTENSOR_UINT32, 2, sizes, NULL, state, s2,
+                        &options) == RANDTENSOR_OK);
+  for (r = 0; r < 2; ++r) {
+    for (c = 0; c < 3; ++c) CHECK(part[r * 3 + c] == whole[(1 + r) * 6 + 2 + c]);
+  }
+  CHECK(memcmp(s1, s2, sizeof(s1)) == 0);
+  options.region_start = NULL;
+  CHECK(randtensor_fill(part, sizeof(part), 0, RANDTENSOR_UINT32, 2, sizes, NULL, state, s2,
+                        &options) == RANDTENSOR_INVALID_ARGUMENT);
+  CHECK(contains(randtensor_last_error(), "region.start"));
+}
+
 static void test_state_out_overlapping_buffer(void) {
   bad_call c;
   bad_call_init(&c);
@@ -647,6 +671,7 @@ int main(void) {
   test_min_buffer_bytes();
   test_bad_calls();
   test_distributions();
+  test_region();
   test_state_out_overlapping_buffer();
   test_last_error_is_per_thread();
   test_targets();

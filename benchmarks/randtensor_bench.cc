@@ -178,6 +178,28 @@ void BM_Fill(benchmark::State& state, std::string target, std::string layout, ui
 // apart see the same load, so the median of these ratios ("vs_packed") is
 // steadier than the ratio of two benchmarks run seconds apart. The reported
 // time and rate are the layout's.
+// Runs fill(0) (the packed tensor) and fill(1) alternately in each
+// iteration; the iteration's time is fill(1)'s and "vs_packed" the median of
+// the per-iteration ratios of their rates (elements per second).
+template <class Fill2>
+void TimePaired(benchmark::State& state, double elements0, double elements1, const Fill2& fill) {
+  std::vector<double> ratios;
+  for (auto _ : state) {
+    double seconds[2];
+    for (int i = 0; i < 2; ++i) {
+      const auto start = std::chrono::steady_clock::now();
+      const Status status = fill(i);
+      benchmark::ClobberMemory();
+      seconds[i] = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      if (!status.ok()) return state.SkipWithError(status.message());
+    }
+    state.SetIterationTime(seconds[1]);
+    ratios.push_back(elements1 / seconds[1] / (elements0 / seconds[0]));
+  }
+  std::sort(ratios.begin(), ratios.end());
+  if (!ratios.empty()) state.counters["vs_packed"] = ratios[ratios.size() / 2];
+}
+
 void BM_Paired(benchmark::State& state, std::string target, std::string layout, uint64_t bytes,
                uint32_t threads) {
   const int64_t n = static_cast<int64_t>(bytes / 4);
@@ -190,23 +212,11 @@ void BM_Paired(benchmark::State& state, std::string target, std::string layout, 
   FillOptions options;
   options.threads = threads;
   PhiloxState s = PhiloxState::FromSeed(0x5eed);
-  std::vector<double> ratios;
-  for (auto _ : state) {
-    double seconds[2];
-    for (int i = 0; i < 2; ++i) {
-      const auto start = std::chrono::steady_clock::now();
-      const Status status = randtensor::Fill(descs[i], buffers[i]->data(), buffers[i]->bytes(), s,
-                                             &s, options);
-      benchmark::ClobberMemory();
-      seconds[i] = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      if (!status.ok()) return state.SkipWithError(status.message());
-    }
-    state.SetIterationTime(seconds[1]);
-    ratios.push_back(static_cast<double>(shapes[1].elements) / seconds[1] /
-                     (static_cast<double>(shapes[0].elements) / seconds[0]));
-  }
-  std::sort(ratios.begin(), ratios.end());
-  if (!ratios.empty()) state.counters["vs_packed"] = ratios[ratios.size() / 2];
+  TimePaired(state, static_cast<double>(shapes[0].elements),
+             static_cast<double>(shapes[1].elements), [&](int i) {
+               return randtensor::Fill(descs[i], buffers[i]->data(), buffers[i]->bytes(), s, &s,
+                                       options);
+             });
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * shapes[1].elements * 4);
   if (!randtensor::SetTarget("auto").ok()) state.SkipWithError("SetTarget(\"auto\")");
 }
@@ -237,25 +247,12 @@ void BM_Region(benchmark::State& state, std::string kind, uint32_t threads) {
   FillOptions region_options = options;
   region_options.region = &region;
   PhiloxState s = PhiloxState::FromSeed(0x5eed);
-  std::vector<double> ratios;
-  for (auto _ : state) {
-    double seconds[2];
-    for (int i = 0; i < 2; ++i) {
-      const auto t0 = std::chrono::steady_clock::now();
-      PhiloxState out;
-      const Status status =
-          i == 0 ? randtensor::Fill(packed_desc, packed.data(), packed.bytes(), s, &out, options)
-                 : randtensor::Fill(region_desc, local.data(), local.bytes(), s, &out,
-                                    region_options);
-      benchmark::ClobberMemory();
-      seconds[i] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      if (!status.ok()) return state.SkipWithError(status.message());
-    }
-    state.SetIterationTime(seconds[1]);
-    ratios.push_back(seconds[0] / seconds[1]);
-  }
-  std::sort(ratios.begin(), ratios.end());
-  if (!ratios.empty()) state.counters["vs_packed"] = ratios[ratios.size() / 2];
+  PhiloxState out;
+  TimePaired(state, static_cast<double>(n), static_cast<double>(n), [&](int i) {
+    return i == 0 ? randtensor::Fill(packed_desc, packed.data(), packed.bytes(), s, &out, options)
+                  : randtensor::Fill(region_desc, local.data(), local.bytes(), s, &out,
+                                     region_options);
+  });
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * n * 4);
 }
 

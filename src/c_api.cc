@@ -220,6 +220,12 @@ randtensor_status randtensor_fill_dltensor(const DLTensor* tensor, const uint32_
                                            uint32_t out_state[6],
                                            const randtensor_fill_options* options) {
   if (tensor == nullptr) return randtensor::NullArgument("tensor");
+  if (options != nullptr && options->region_global_sizes != nullptr) {
+    return randtensor::Report(randtensor::Status::Error(
+        randtensor::StatusCode::kUnsupported,
+        "options->region_global_sizes is set: DLPack fills take no region in this version "
+        "(randtensor_fill does)"));
+  }
   return randtensor::FillFromC(
       in_state, out_state, options, nullptr,
       [&](const auto& in, auto* out, const auto& fill_options) {

@@ -472,8 +472,9 @@ HWY_INLINE void ConvertVector(const KindParams& p, VW w, void* dst) {
   } else if constexpr (kKind == GenerateKind::kIntegersFloat64) {
     Integers<double>(p, w, dst);
   } else {
-    // Normals convert word pairs (ConvertNormalWords), not vectors.
-    (void)p, (void)w, (void)dst;
+    // Only one-word kinds that are not Box-Muller pairs come here
+    // (ConverterOf in kernels.cc): a new kind without a converter stops here.
+    static_assert(kKind == GenerateKind::kCount, "a one-word kind without a vector converter");
   }
 }
 

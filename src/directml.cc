@@ -324,6 +324,19 @@ Status ExecuteRandomGenerator(const DML_RANDOM_GENERATOR_OPERATOR_DESC& desc,
     }
   }
   if (!status.ok()) return status;
+  // DirectML's operator writes UINT32 bits of a whole tensor: a request for
+  // anything else is refused rather than silently ignored (Fill takes them).
+  if (options.distribution.kind != DistributionKind::kBits) {
+    return Status::Error(StatusCode::kUnsupported,
+                         "options.distribution.kind = %d: DirectML's operator writes UINT32 "
+                         "bits only (randtensor::Fill takes distributions)",
+                         static_cast<int>(options.distribution.kind));
+  }
+  if (options.region != nullptr) {
+    return Status::Error(StatusCode::kUnsupported,
+                         "options.region is set: DirectML's operator fills whole tensors "
+                         "(randtensor::Fill takes regions)");
+  }
   if (options.element_offset != 0) {
     return Status::Error(StatusCode::kInvalidArgument,
                          "options.element_offset = %llu: DirectML has no element offset",

@@ -146,6 +146,11 @@ Status FillDLTensor(const DLTensor& tensor, const PhiloxState& in_state, PhiloxS
                     const FillOptions& options) noexcept {
   const PhiloxState state = in_state;  // read first: out_state may be the same memory
   Status status = CheckDevice(tensor.device);
+  if (status.ok() && options.region != nullptr) {  // refused, never silently ignored
+    status = Status::Error(StatusCode::kUnsupported,
+                           "options.region is set: DLPack fills take no region in this version "
+                           "(randtensor::Fill does)");
+  }
   DataType type = DataType::kUint32;
   if (status.ok()) status = TypeOf(tensor.dtype, &type);
   const int element_size = ElementSize(type);

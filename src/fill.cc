@@ -348,8 +348,6 @@ Status PlanFill(const Layout& layout, GenerateKind kind, const KindParams& param
 
   plan->kind = kind;
   plan->params = params;
-  plan->element_size = element_size;
-  plan->words_per_element = WordsPerElement(kind);
   plan->layout = &layout;
   plan->stream_base = options.element_offset;
   plan->stream_end = options.element_offset + layout.count;
@@ -371,7 +369,7 @@ void ExecutePlan(const Plan& plan, const PhiloxState& in_state, PhiloxState* out
   if (out_state != nullptr) {
     // Words per element w: the fill owns stream words up to w * stream_end
     // (which fits: PlanFill checked), so the counter moves ceil(w * end / 4).
-    *out_state = philox::Advance(state, plan.stream_end * plan.words_per_element);
+    *out_state = philox::Advance(state, plan.stream_end * WordsPerElement(plan.kind));
   }
 }
 

@@ -21,12 +21,10 @@ namespace randtensor {
 namespace detail {
 
 struct Plan {
-  // What each element is: the generate kernel's kind, the element's size in
-  // bytes and how many stream words it takes.
+  // What each element is: the generate kernel's kind (its size and stream
+  // words per element: ElementBytes / WordsPerElement of kernel_list.h).
   GenerateKind kind = GenerateKind::kBitsUint32;
   KindParams params;  // the distribution's constants
-  int element_size = 4;
-  int words_per_element = 1;
 
   // Where each element goes and which element of the stream it is (the
   // stream map: layout->strides and layout->stream_strides, see layout.h).

@@ -71,11 +71,11 @@ struct Job {
       : plan(&p),
         layout(p.layout),
         generate(&p.kernels->Generate(p.kind)),
-        move(&p.kernels->Move(p.element_size)),
+        move(&p.kernels->Move(ElementBytes(p.kind))),
         stream{state.counter(), RoundKeys(state.key()), p.params},
         streaming(p.streaming),
-        element_size(p.element_size),
-        stage_elements(kStageBytes / static_cast<uint64_t>(p.element_size)) {}
+        element_size(ElementBytes(p.kind)),
+        stage_elements(kStageBytes / static_cast<uint64_t>(element_size)) {}
 
   const Plan* plan;
   const Layout* layout;
@@ -389,7 +389,7 @@ void WriteTensor(const Plan& plan, const PhiloxState& state, FillInfo* info) noe
   Job job(plan, state);
   // Range tasks start on Philox block boundaries where local order is
   // stream order (4 / w elements per block).
-  const uint64_t per_block = 4 / static_cast<uint64_t>(plan.words_per_element);
+  const uint64_t per_block = 4 / static_cast<uint64_t>(WordsPerElement(plan.kind));
   job.lead = layout.stream_contiguous ? plan.stream_base % per_block : 0;
 
   if (layout.strides[inner] == 1 && inner_stream_run) {

@@ -401,6 +401,20 @@ const Case<DmlCall> kDmlCases[] = {
        c.options.element_offset = 5;
        return Expect{StatusCode::kInvalidArgument, {"options.element_offset = 5"}};
      }},
+    // DirectML's operator writes UINT32 bits of a whole tensor: a distribution
+    // or a region would be silently ignored, so they are refused.
+    {"OptionsDistribution",
+     [](DmlCall& c) {
+       c.options.distribution = randtensor::Distribution::Uniform(0, 1);
+       return Expect{StatusCode::kUnsupported, {"options.distribution.kind = 1", "UINT32"}};
+     }},
+    {"OptionsRegion",
+     [](DmlCall& c) {
+       static const int64_t global[4] = {1, 1, 2, 8}, start[4] = {0, 0, 1, 0};
+       static const randtensor::Region region = {4, global, start};
+       c.options.region = &region;
+       return Expect{StatusCode::kUnsupported, {"options.region"}};
+     }},
 };
 
 INSTANTIATE_TEST_SUITE_P(Rules, DirectMlRejects, testing::ValuesIn(kDmlCases), CaseName());

@@ -45,6 +45,10 @@ Status FillThrough(Entry entry, const DLTensor& tensor, const PhiloxState& in, P
   c_options.element_offset = options.element_offset;
   c_options.threads = options.threads;
   c_options.task_elements = options.task_elements;
+  if (options.region != nullptr) {
+    c_options.region_global_sizes = options.region->global_sizes;
+    c_options.region_start = options.region->start;
+  }
   const randtensor_status code =
       randtensor_fill_dltensor(&tensor, in.words, out != nullptr ? out->words : nullptr, &c_options);
   if (code == RANDTENSOR_OK) return Status();
@@ -181,7 +185,8 @@ class DLCall {
   }
 
   testing::AssertionResult Rejects(Entry entry, const Expect& expect) const {
-    return validation::Rejects([&] { return FillThrough(entry, tensor, in_state, out_state); },
+    return validation::Rejects(
+        [&] { return FillThrough(entry, tensor, in_state, out_state, options); },
                                expect.code, expect.fragments,
                                {buffer.whole(), state_mem.whole()});
   }
@@ -190,6 +195,7 @@ class DLCall {
   GuardedMemory state_mem{64};
   std::vector<int64_t> shape = {4, 5}, strides;
   DLTensor tensor;
+  FillOptions options;
   PhiloxState in_state = kWrapState;
   PhiloxState* out_state = nullptr;
 };
@@ -246,6 +252,14 @@ const RejectCase kRejectCases[] = {
      [](DLCall& c) {
        c.SetShape({0, 5});
        return Dtype(c, kDLFloat, 8, 1, "float8");
+     }},
+    // A region would be silently ignored: refused instead (Fill takes them).
+    {"OptionsRegion",
+     [](DLCall& c) {
+       static const int64_t global[2] = {8, 5}, start[2] = {4, 0};
+       static const randtensor::Region region = {2, global, start};
+       c.options.region = &region;
+       return Expect{StatusCode::kUnsupported, {"region", "DLPack"}};
      }},
     {"Ndim9",
      [](DLCall& c) {

@@ -10,10 +10,12 @@
 // from float bits with integer round-to-nearest-even, never DemoteTo (which
 // truncates on SSE4 and rounds on F16C).
 //
-// How words reach a converter: the generate kernel fills a small L1 chunk of
-// words with the bits kernel and converts it (GenerateChunked). A fixed
-// 4 KiB buffer, not one that grows with the tensor; fusing the conversion
-// into the rounds' registers is a later speed step.
+// How words reach a converter: GenerateConverted (at the end) converts each
+// batch of Philox blocks in registers right after the rounds, once it is
+// transposed to stream order, and stores only the elements; the few elements
+// at a run's ends that are not whole vectors of blocks go through a fixed
+// 4 KiB L1 chunk of words (GenerateChunked). Tests feed chosen words through
+// ConvertWords, the same vector code.
 
 #if defined(RANDTENSOR_SRC_CONVERT_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef RANDTENSOR_SRC_CONVERT_INL_H_
@@ -22,16 +24,19 @@
 #define RANDTENSOR_SRC_CONVERT_INL_H_
 #endif
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cmath>
 #include <cstring>
+#include <type_traits>
 
 #include "hwy/highway.h"
 #include "src/generate-inl.h"
 #include "src/kernel_list.h"
 #include "src/half.h"
 #include "src/kernels.h"
+#include "src/math-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace randtensor {
@@ -85,20 +90,25 @@ HWY_INLINE VF FmaExact(VF a, VF b, VF c) {
 #endif
 }
 
-// u32(x) = fma(float(x), 2^-32, 2^-33): float(x) correctly rounded as
-// hi * 65536 + lo (both exact in float, one rounding in the add); then the
-// product is exact (a power of two), so the add is the fma's one rounding.
-HWY_INLINE VF UnitFloat(VW x) {
+// float(x) of every word, correctly rounded: vcvtudq2ps on AVX-512; else
+// hi * 65536 + lo (both exact in float, one rounding in the add).
+HWY_INLINE VF FloatOfWord(VW x) {
   const DF df;
 #if HWY_TARGET <= HWY_AVX3 && HWY_ARCH_X86
-  const VF fx = hn::ConvertTo(df, x);  // vcvtudq2ps: uint32 -> float, round to nearest even
+  return hn::ConvertTo(df, x);  // round to nearest even
 #else
   const DI di;
   const VF hi = hn::ConvertTo(df, hn::BitCast(di, hn::ShiftRight<16>(x)));
   const VF lo = hn::ConvertTo(df, hn::BitCast(di, hn::And(x, hn::Set(DW(), 0xFFFFu))));
-  const VF fx = hn::Add(hn::Mul(hi, hn::Set(df, 65536.0f)), lo);
+  return hn::Add(hn::Mul(hi, hn::Set(df, 65536.0f)), lo);
 #endif
-  return hn::Add(hn::Mul(fx, hn::Set(df, 0x1p-32f)), hn::Set(df, 0x1p-33f));
+}
+
+// u32(x) = fma(float(x), 2^-32, 2^-33): the product is exact (a power of
+// two), so the add is the fma's one rounding.
+HWY_INLINE VF UnitFloat(VW x) {
+  const DF df;
+  return hn::Add(hn::Mul(FloatOfWord(x), hn::Set(df, 0x1p-32f)), hn::Set(df, 0x1p-33f));
 }
 
 // Round-to-nearest-even float -> float16 bits (in the low half of each word),
@@ -194,257 +204,195 @@ HWY_INLINE VW BernoulliBits(const KindParams& p, VW w, uint32_t one) {
   return hn::IfThenElseZero(hit, hn::Set(dw, one));
 }
 
-// integers (one word, high - low < 2^28): low + (x mod r), per lane.
+#if HWY_TARGET != HWY_SCALAR
+// Two stream words per 64-bit lane (word 2j low, word 2j + 1 high): the view
+// the pair kinds and the double arithmetic work in.
+using DU64 = hn::Repartition<uint64_t, DW>;
+using DD = hn::Repartition<double, DW>;
+using VU64 = hn::Vec<DU64>;
+using VD = hn::Vec<DD>;
+
+HWY_INLINE VU64 Low32(VU64 v) { return hn::And(v, hn::Set(DU64(), 0xFFFFFFFFull)); }
+
+// x mod r for every word x, r = p.range < 2^28: q = floor(x * (1 / r)) in
+// double is off by at most one (relative error 2^-52 on x / r < 2^32), and
+// m = x - q r is exact (integers below 2^33), so one step either way makes
+// it the true remainder.
+HWY_INLINE VW ModRange(const KindParams& p, VW w) {
+  const DD dd;
+  const DU64 du;
+  const VD r = hn::Set(dd, static_cast<double>(p.range));
+  const VD inv = hn::Set(dd, 1.0 / static_cast<double>(p.range));
+  const auto mod = [&](VU64 x) {
+    const VD xd = math::DoubleOfSmall(dd, x);
+    const VD q = hn::Floor(hn::Mul(xd, inv));
+    VD m = hn::Sub(xd, hn::Mul(q, r));
+    m = hn::IfThenElse(hn::Lt(m, hn::Zero(dd)), hn::Add(m, r), m);
+    m = hn::IfThenElse(hn::Ge(m, r), hn::Sub(m, r), m);
+    // m < 2^28: the low bits of 2^52 + m.
+    return Low32(hn::BitCast(du, hn::Add(m, hn::Set(dd, 0x1p52))));
+  };
+  const VU64 l = hn::BitCast(du, w);
+  return hn::BitCast(DW(), hn::Or(mod(Low32(l)), hn::ShiftLeft<32>(mod(hn::ShiftRight<32>(l)))));
+}
+#endif
+
+// integers (one word, high - low < 2^28): low + (x mod r), exact in T
+// (ResolveIntegers checks the range).
 template <typename T>
-HWY_INLINE void Integers(const KindParams& p, VW w, void* dst) {
+HWY_INLINE void Integers(const KindParams& p, VW w, T* out) {
+#if HWY_TARGET == HWY_SCALAR
+  out[0] = static_cast<T>(p.low + static_cast<int64_t>(hn::GetLane(w) % p.range));
+#else
   const DW dw;
-  HWY_ALIGN uint32_t x[hn::MaxLanes(dw)];
-  hn::Store(w, dw, x);
-  T* out = static_cast<T*>(dst);
-  for (size_t i = 0; i < hn::Lanes(dw); ++i) {
-    // Exact: |low + m| is within the output type's integer range (checked).
-    out[i] = static_cast<T>(p.low + static_cast<int64_t>(x[i] % p.range));
+  const VW m = ModRange(p, w);
+  const VW low32 = hn::Set(dw, static_cast<uint32_t>(p.low));
+  if constexpr (std::is_same<T, int32_t>::value) {
+    hn::StoreU(hn::Add(m, low32), dw, reinterpret_cast<uint32_t*>(out));  // two's complement
+  } else if constexpr (std::is_same<T, float>::value) {
+    hn::StoreU(hn::ConvertTo(DF(), hn::BitCast(DI(), hn::Add(m, low32))), DF(), out);
+  } else {
+    const DU64 du;
+    const DD dd;
+    const hn::Half<DW> dh;
+    const size_t half = hn::Lanes(du);
+    const VU64 lo = hn::PromoteTo(du, hn::LowerHalf(dh, m));
+    const VU64 hi = hn::PromoteTo(du, hn::UpperHalf(dh, m));
+    if constexpr (std::is_same<T, int64_t>::value) {
+      const VU64 low = hn::Set(du, static_cast<uint64_t>(p.low));  // wraps: two's complement
+      hn::StoreU(hn::Add(lo, low), du, reinterpret_cast<uint64_t*>(out));
+      hn::StoreU(hn::Add(hi, low), du, reinterpret_cast<uint64_t*>(out) + half);
+    } else {
+      const VD low = hn::Set(dd, static_cast<double>(p.low));  // |low + m| <= 2^53: exact
+      hn::StoreU(hn::Add(math::DoubleOfSmall(dd, lo), low), dd, out);
+      hn::StoreU(hn::Add(math::DoubleOfSmall(dd, hi), low), dd, out + half);
+    }
   }
+#endif
+}
+
+// Stores float16 (RNE, subnormals, overflow) or bfloat16 bits of t.
+template <bool kBfloat16>
+HWY_INLINE void StoreHalf(VF t, uint16_t* dst) {
+#if HWY_TARGET <= HWY_AVX2 && HWY_ARCH_X86
+  if constexpr (!kBfloat16) {
+    const hn::Rebind<hwy::float16_t, DF> dh;  // F16C, as in UniformHalf
+    hn::StoreU(hn::BitCast(hn::Rebind<uint16_t, DF>(), hn::DemoteTo(dh, t)),
+               hn::Rebind<uint16_t, DF>(), dst);
+    return;
+  }
+#endif
+  Store16(kBfloat16 ? Bfloat16Bits(t) : Float16Bits(t), dst);
 }
 
 // ---------------------------------------------------------------- normal
 // Box-Muller on word pairs (x, y) (SPEC.md section 8): u = u32(x),
 // v = fma(float(y), P32_2PI, P32_2PI / 2), s = sqrt(-2 log u), the pair
-// (s sin v, s cos v). log, sin and cos are randtensor's own, in double with
-// plain IEEE operations only (no libm, no contraction), so every target gets
-// the same bits; their error (a few 1e-16) is far below float's ulp, so z is
-// the exact formula rounded to float except within about 1e-9 ulp of a
-// rounding boundary. Scalar per pair for now (vectorizing is a speed step).
+// (s sin v, s cos v), with log, sin and cos of math-inl.h in double, then
+// rounded to float: below, in vectors (x in even lanes, y in odd), and once
+// per pair on the scalar target, the same operations either way.
 
-HWY_INLINE double Bits64ToDouble(uint64_t b) {
-  double d;
-  std::memcpy(&d, &b, 8);
-  return d;
+constexpr float kP32_2Pi = 0x1p-32f * 6.2831855f;  // exact: a power of two times a float
+
+#if HWY_TARGET != HWY_SCALAR
+// Bits of positive normal floats (low half of each lane) as doubles: the
+// exponent rebased from 127 to 1023.
+HWY_INLINE VD DoubleOfFloatBits(VU64 f) {
+  const DU64 du;
+  return hn::BitCast(DD(), hn::Add(hn::ShiftLeft<29>(f), hn::Set(du, uint64_t{1023 - 127} << 52)));
 }
 
-// x = f 2^e for a positive normal double, f in [sqrt(1/2), sqrt(2)).
-HWY_INLINE double SplitForLog(double x, int* e) {
-  uint64_t b;
-  std::memcpy(&b, &x, 8);
-  *e = static_cast<int>((b >> 52) & 0x7FF) - 1023;
-  double f = Bits64ToDouble((b & 0xFFFFFFFFFFFFFull) | 0x3FF0000000000000ull);
-  if (f > 1.4142135623730951) {
-    f *= 0.5;
-    *e += 1;
-  }
-  return f;
+// Float bits (low half of each lane) of doubles, rounded to nearest even
+// (vcvtpd2ps: IEEE, the same on every target), zero-extended back to lanes.
+HWY_INLINE VU64 FloatBitsOfDouble(VD z) {
+  const hn::Rebind<float, DD> df_half;
+  const hn::Rebind<uint32_t, DD> du_half;
+  return hn::PromoteTo(DU64(), hn::BitCast(du_half, hn::DemoteTo(df_half, z)));
 }
 
-// log(x) for a positive normal double: x = f 2^e, log f = 2 atanh(t),
-// t = (f - 1) / (f + 1), |t| < 0.1716, the series to t^23 (next term below
-// 1e-19).
-HWY_INLINE double DetLog(double x) {
-  int e;
-  const double f = SplitForLog(x, &e);
-  const double t = (f - 1.0) / (f + 1.0);
-  const double t2 = t * t;
-  double p = 1.0 / 23;
-  for (int k = 21; k >= 3; k -= 2) p = p * t2 + 1.0 / k;
-  p = p * t2 + 1.0;
-  const double ln2_hi = 6.93147180369123816490e-01;  // fdlibm's split of log(2)
-  const double ln2_lo = 1.90821492927058770002e-10;
-  const double de = static_cast<double>(e);
-  return de * ln2_hi + (de * ln2_lo + 2.0 * t * p);
+// z of every word pair in w: the sine in the even lane, the cosine in the odd.
+HWY_INLINE VF BoxMullerFloat(VW w) {
+  const DF df;
+  const DU64 du;
+  const DD dd;
+  // u and v in one fma: lanes alternate (2^-32, 2^-33) and (P32_2PI, P32_2PI / 2).
+  const auto pair = [&](float even, float odd) {
+    return hn::BitCast(df, hn::Set(du, (uint64_t{detail::FloatBits(odd)} << 32) |
+                                           detail::FloatBits(even)));
+  };
+  const VF uv = FmaExact(FloatOfWord(w), pair(0x1p-32f, kP32_2Pi), pair(0x1p-33f, kP32_2Pi * 0.5f));
+  const VU64 b = hn::BitCast(du, uv);
+  VD sin_v, cos_v;
+  math::SinCos(dd, DoubleOfFloatBits(hn::ShiftRight<32>(b)), &sin_v, &cos_v);
+  const VD s = math::Radius(dd, math::Log(dd, DoubleOfFloatBits(Low32(b))));
+  const VU64 z0 = FloatBitsOfDouble(hn::Mul(s, sin_v));
+  const VU64 z1 = FloatBitsOfDouble(hn::Mul(s, cos_v));
+  return hn::BitCast(df, hn::Or(z0, hn::ShiftLeft<32>(z1)));
 }
+#endif
 
-// sin and cos of v in [0, 8): quadrant k = round(v / (pi/2)), r = v - k pi/2
-// by Cody and Waite's three-part pi/2 (k * part exact: k < 6, parts of 33
-// bits), then Taylor series on |r| <= pi/4: sin to r^17, cos to r^18 (next
-// terms below 3e-18).
-HWY_INLINE void DetSinCos(double v, double* sin_v, double* cos_v) {
-  const double k = static_cast<double>(static_cast<int64_t>(v * 0.63661977236758134308 + 0.5));
-  const double r = ((v - k * 1.57079632673412561417e+00) - k * 6.07710050630396597660e-11) -
-                   k * 2.02226624871116645580e-21;
-  const double t = r * r;
-  // (-1)^j / (2j + 1)! and (-1)^j / (2j)!, highest first (Horner).
-  static constexpr double kSin[] = {1.0 / 355687428096000.0, -1.0 / 1307674368000.0,
-                                    1.0 / 6227020800.0,       -1.0 / 39916800.0,
-                                    1.0 / 362880.0,           -1.0 / 5040.0,
-                                    1.0 / 120.0,              -1.0 / 6.0,
-                                    1.0};
-  static constexpr double kCos[] = {-1.0 / 6402373705728000.0, 1.0 / 20922789888000.0,
-                                    -1.0 / 87178291200.0,      1.0 / 479001600.0,
-                                    -1.0 / 3628800.0,          1.0 / 40320.0,
-                                    -1.0 / 720.0,              1.0 / 24.0,
-                                    -1.0 / 2.0,                1.0};
-  double sp = kSin[0], cp = kCos[0];
-  for (size_t i = 1; i < sizeof(kSin) / sizeof(kSin[0]); ++i) sp = sp * t + kSin[i];
-  for (size_t i = 1; i < sizeof(kCos) / sizeof(kCos[0]); ++i) cp = cp * t + kCos[i];
-  const double s = r * sp, c = cp;
-  switch (static_cast<int64_t>(k) & 3) {
-    case 0: *sin_v = s, *cos_v = c; break;
-    case 1: *sin_v = c, *cos_v = -s; break;
-    case 2: *sin_v = -s, *cos_v = -c; break;
-    default: *sin_v = -c, *cos_v = s; break;
-  }
-}
-
-HWY_INLINE float UnitFloatScalar(uint32_t x) {
-  return static_cast<float>(x) * 0x1p-32f + 0x1p-33f;  // the product is exact: one rounding
-}
-
-// The float pair of words (x, y), before mean and std.
-HWY_INLINE void BoxMullerFloat(uint32_t x, uint32_t y, float* z0, float* z1) {
-  constexpr float kP32_2Pi = 0x1p-32f * 6.2831855f;  // exact: a power of two times a float
-  const float u = UnitFloatScalar(x);
+// The one-lane version of BoxMullerFloat (scalar target).
+HWY_INLINE void BoxMullerFloatPair(uint32_t x, uint32_t y, float* z0, float* z1) {
+  const hn::Simd<double, 1, 0> d1;
+  const float u = static_cast<float>(x) * 0x1p-32f + 0x1p-33f;  // exact product: one rounding
   const float v = FmaExactScalar(static_cast<float>(y), kP32_2Pi, kP32_2Pi * 0.5f);
-  double sin_v, cos_v;
-  DetSinCos(static_cast<double>(v), &sin_v, &cos_v);
-  const double s = std::sqrt(-2.0 * DetLog(static_cast<double>(u)));
-  *z0 = static_cast<float>(s * sin_v);
-  *z1 = static_cast<float>(s * cos_v);
-}
-
-template <typename T, typename Out>
-HWY_INLINE void NormalPairs(const KindParams& p, const uint32_t* words, uint64_t n, T* out,
-                            const Out& to_type) {
-  for (uint64_t k = 0; k < n; k += 2) {
-    float z[2];
-    BoxMullerFloat(words[k], k + 1 < n ? words[k + 1] : 0u, &z[0], &z[1]);
-    out[k] = to_type(FmaExactScalar(z[0], p.std_f, p.mean_f));
-    if (k + 1 < n) out[k + 1] = to_type(FmaExactScalar(z[1], p.std_f, p.mean_f));
-  }
-}
-
-// Words [0, n) -> n normal elements: element k from the pair
-// (words[k & ~1], words[k | 1]); callers pass pairs whole (n even) except
-// where the last element is a sine, which needs no second word's cosine.
-template <GenerateKind kKind>
-void ConvertNormalWords(const KindParams& p, const uint32_t* words, uint64_t n, void* dst) {
-  if constexpr (kKind == GenerateKind::kNormalFloat32) {
-    NormalPairs(p, words, n, static_cast<float*>(dst), [](float f) { return f; });
-  } else if constexpr (kKind == GenerateKind::kNormalFloat16) {
-    NormalPairs(p, words, n, static_cast<uint16_t*>(dst),
-                [](float f) { return detail::Float16Bits(f); });
-  } else {
-    NormalPairs(p, words, n, static_cast<uint16_t*>(dst),
-                [](float f) { return detail::Bfloat16Bits(f); });
-  }
+  hn::Vec<decltype(d1)> sin_v, cos_v;
+  math::SinCos(d1, hn::Set(d1, static_cast<double>(v)), &sin_v, &cos_v);
+  const auto s = math::Radius(d1, math::Log(d1, hn::Set(d1, static_cast<double>(u))));
+  *z0 = static_cast<float>(hn::GetLane(hn::Mul(s, sin_v)));
+  *z1 = static_cast<float>(hn::GetLane(hn::Mul(s, cos_v)));
 }
 
 // ------------------------------------------------- two words per element
 // float64 uniform and bernoulli read u53(a, b) = fma(double(a ^ (b << 21)),
-// 2^-53, 2^-54) (the product is exact: one rounding in the add); integers of
-// a range >= 2^28 read (a << 32) | b. Scalar per element for now. The fma of
-// uniform is std::fma: vfmadd on targets with FMA, and elsewhere the C
-// library's software fma, which IEEE 754 defines to the bit (correctly
-// rounded), so no machine can differ.
+// 2^-53, 2^-54) (the product is exact: one rounding in the add); float64
+// normals also v = fma(double(c ^ (d << 21)), 2^-52, 2^-53); integers of a
+// range >= 2^28 read (a << 32) | b (scalar: a 64-bit remainder per element).
 
-HWY_INLINE double UnitDouble(uint32_t a, uint32_t b) {
+HWY_INLINE double UnitDoubleScalar(uint32_t a, uint32_t b, double scale) {
   const uint64_t z = uint64_t{a} ^ (uint64_t{b} << 21);  // < 2^53: exact in double
-  return static_cast<double>(z) * 0x1p-53 + 0x1p-54;
+  return static_cast<double>(z) * scale + scale * 0.5;
 }
 
-template <GenerateKind kKind>
-void ConvertPairs(const KindParams& p, const uint32_t* words, uint64_t n, void* dst) {
-  using T = typename detail::KindTraits<kKind>::Type;
-  T* out = static_cast<T*>(dst);
-  for (uint64_t i = 0; i < n; ++i) {
-    const uint32_t a = words[2 * i], b = words[2 * i + 1];
-    if constexpr (kKind == GenerateKind::kUniformFloat64) {
-      const double t = std::fma(UnitDouble(a, b), p.range_d, p.low_d);
-      out[i] = t == p.high_d ? p.low_d : t;
-    } else if constexpr (kKind == GenerateKind::kBernoulliFloat64) {
-      out[i] = UnitDouble(a, b) < p.p_d ? 1.0 : 0.0;
-    } else {
-      const uint64_t x = (uint64_t{a} << 32) | b;
-      // low + m is within the output type (checked); wrap-around of the
-      // unsigned sum is the two's complement value.
-      out[i] = static_cast<T>(static_cast<int64_t>(static_cast<uint64_t>(p.low) + x % p.range64));
-    }
-  }
+#if HWY_TARGET != HWY_SCALAR
+// u53 (scale 2^-53) or v (scale 2^-52) of the word pairs in l's lanes.
+HWY_INLINE VD UnitDouble(VU64 l, double scale) {
+  const DD dd;
+  const VU64 z = hn::Xor(Low32(l), hn::ShiftLeft<21>(hn::ShiftRight<32>(l)));  // < 2^53
+#if HWY_TARGET <= HWY_AVX3 && HWY_ARCH_X86
+  const VD zd = hn::ConvertTo(dd, hn::BitCast(hn::RebindToSigned<DD>(), z));  // vcvtqq2pd: exact
+#else
+  const VD zd = hn::Add(hn::Mul(math::DoubleOfSmall(dd, hn::ShiftRight<32>(z)), hn::Set(dd, 0x1p32)),
+                        math::DoubleOfSmall(dd, Low32(z)));  // exact
+#endif
+  return hn::Add(hn::Mul(zd, hn::Set(dd, scale)), hn::Set(dd, scale * 0.5));
+}
+#endif
+
+// Wide integers: low + (((a << 32) | b) mod r); low + m is within the
+// output type (checked), and wrap-around of the unsigned sum is the two's
+// complement value.
+template <typename T>
+HWY_INLINE T WideInteger(const KindParams& p, uint32_t a, uint32_t b) {
+  const uint64_t x = (uint64_t{a} << 32) | b;
+  return static_cast<T>(static_cast<int64_t>(static_cast<uint64_t>(p.low) + x % p.range64));
 }
 
-// float64 normal: Box-Muller on four words (a, b, c, d) per pair: u = u53(a,
-// b), v = fma(double(c ^ (d << 21)), 2^-52, 2^-53) (one rounding), s =
-// sqrt(-2 log u), the pair (s sinpi(v), s cospi(v)), then fma(z, std, mean).
-// log and sinpi/cospi are compensated (each within about one ulp: measured
-// against mpmath on 2e4 values), so z stays within SPEC's 4 ulp. std::fma
-// gives exact error terms (vfmadd, or the C library's exact software fma).
-
-// log(x), x a positive normal double: as DetLog, with the quotient's
-// rounding error carried (t + t_lo).
-HWY_INLINE double DetLogCompensated(double x) {
-  int e;
-  const double f = SplitForLog(x, &e);
-  const double u = f - 1.0;              // exact
-  const double w = f + 1.0;              // f + 1 = w + ew exactly
-  const double ew = f - (w - 1.0);
-  const double t = u / w;
-  const double r = std::fma(-t, w, u);   // u - t w, exact
-  const double t_lo = (r - t * ew) / w;  // u / (w + ew) = t + t_lo (to first order)
-  const double t2 = t * t;
-  double p = 1.0 / 23;
-  for (int k = 21; k >= 3; k -= 2) p = p * t2 + 1.0 / k;
-  const double de = static_cast<double>(e);
-  const double core = 2.0 * t + (2.0 * t_lo + 2.0 * t * t2 * p);
-  return de * 6.93147180369123816490e-01 + (de * 1.90821492927058770002e-10 + core);
+// float64 normal pair from u and v: (s sinpi(v), s cospi(v)), then
+// fma(z, std, mean).
+template <class DD2, class V = hn::Vec<DD2>>
+HWY_INLINE void NormalDouble(DD2 dd, const KindParams& p, V u, V v, V* out0, V* out1) {
+  V sin_v, cos_v;
+  math::SinCosPi(dd, v, &sin_v, &cos_v);
+  const V s = math::Radius(dd, math::LogCompensated(dd, u));
+  const V stdv = hn::Set(dd, p.std_d), mean = hn::Set(dd, p.mean_d);
+  *out0 = math::FmaD(dd, hn::Mul(s, sin_v), stdv, mean);
+  *out1 = math::FmaD(dd, hn::Mul(s, cos_v), stdv, mean);
 }
 
-// sin(pi v) and cos(pi v) for v in [0, 2]: 2v = k + f exactly (|f| <= 1/2),
-// r = f pi/2 as a double-double (hi, lo), Taylor series with the leading
-// terms added last.
-HWY_INLINE void DetSinCosPi(double v, double* sin_v, double* cos_v) {
-  constexpr double kPio2Hi = 1.5707963267948966, kPio2Lo = 6.123233995736766e-17;
-  const double v2 = 2.0 * v;
-  const double k = static_cast<double>(static_cast<int64_t>(v2 + 0.5));  // v2 >= 0
-  const double f = v2 - k;
-  const double rh = f * kPio2Hi;
-  const double rl = std::fma(f, kPio2Hi, -rh) + f * kPio2Lo;
-  const double r = rh + rl;
-  const double t = r * r;
-  static constexpr double kS[] = {1.0 / 355687428096000.0, -1.0 / 1307674368000.0,
-                                  1.0 / 6227020800.0,       -1.0 / 39916800.0,
-                                  1.0 / 362880.0,           -1.0 / 5040.0,
-                                  1.0 / 120.0,              -1.0 / 6.0};
-  static constexpr double kC[] = {-1.0 / 6402373705728000.0, 1.0 / 20922789888000.0,
-                                  -1.0 / 87178291200.0,      1.0 / 479001600.0,
-                                  -1.0 / 3628800.0,          1.0 / 40320.0,
-                                  -1.0 / 720.0,              1.0 / 24.0};
-  double sp = kS[0], cp = kC[0];
-  for (size_t i = 1; i < sizeof(kS) / sizeof(kS[0]); ++i) sp = sp * t + kS[i];
-  for (size_t i = 1; i < sizeof(kC) / sizeof(kC[0]); ++i) cp = cp * t + kC[i];
-  const double s = rh + (rl + rh * (t * sp));  // r - r^3/6 + ...
-  const double half = 0.5 * t;
-  const double one_minus = 1.0 - half;
-  const double c = one_minus + (((1.0 - one_minus) - half) + t * (t * cp));  // 1 - r^2/2 + ...
-  switch (static_cast<int64_t>(k) & 3) {
-    case 0: *sin_v = s, *cos_v = c; break;
-    case 1: *sin_v = c, *cos_v = -s; break;
-    case 2: *sin_v = -s, *cos_v = -c; break;
-    default: *sin_v = -c, *cos_v = s; break;
-  }
-}
+// ------------------------------------------------------------ dispatch
 
-HWY_INLINE void BoxMullerDouble(const uint32_t w[4], double* z0, double* z1) {
-  const double u = UnitDouble(w[0], w[1]);
-  const uint64_t y = uint64_t{w[2]} ^ (uint64_t{w[3]} << 21);
-  const double v = static_cast<double>(y) * 0x1p-52 + 0x1p-53;  // product exact
-  double sin_v, cos_v;
-  DetSinCosPi(v, &sin_v, &cos_v);
-  const double s = std::sqrt(-2.0 * DetLogCompensated(u));
-  *z0 = s * sin_v;
-  *z1 = s * cos_v;
-}
-
-// Elements [0, n): element k from the pair k / 2, words 4 (k / 2) ..
-// 4 (k / 2) + 3 (two words per element; a lone last sine needs all four).
-void ConvertNormalDoubleWords(const KindParams& p, const uint32_t* words, uint64_t n, void* dst) {
-  double* out = static_cast<double*>(dst);
-  for (uint64_t k = 0; k < n; k += 2) {
-    double z[2];
-    BoxMullerDouble(words + 2 * k, &z[0], &z[1]);
-    out[k] = std::fma(z[0], p.std_d, p.mean_d);
-    if (k + 1 < n) out[k + 1] = std::fma(z[1], p.std_d, p.mean_d);
-  }
-}
-
-// One vector of words -> Lanes(DW) elements of `kind` at dst.
+// One vector of words -> Lanes(DW) elements of a one-word, element-wise kind.
 template <GenerateKind kKind>
 HWY_INLINE void ConvertVector(const KindParams& p, VW w, void* dst) {
   if constexpr (kKind == GenerateKind::kUniformFloat32) {
@@ -464,50 +412,178 @@ HWY_INLINE void ConvertVector(const KindParams& p, VW w, void* dst) {
   } else if constexpr (kKind == GenerateKind::kBernoulliBfloat16) {
     Store16(BernoulliBits(p, w, 0x3F80u), static_cast<uint16_t*>(dst));
   } else if constexpr (kKind == GenerateKind::kIntegersInt32) {
-    Integers<int32_t>(p, w, dst);
+    Integers(p, w, static_cast<int32_t*>(dst));
   } else if constexpr (kKind == GenerateKind::kIntegersInt64) {
-    Integers<int64_t>(p, w, dst);
+    Integers(p, w, static_cast<int64_t*>(dst));
   } else if constexpr (kKind == GenerateKind::kIntegersFloat32) {
-    Integers<float>(p, w, dst);
+    Integers(p, w, static_cast<float*>(dst));
   } else if constexpr (kKind == GenerateKind::kIntegersFloat64) {
-    Integers<double>(p, w, dst);
+    Integers(p, w, static_cast<double*>(dst));
   } else {
-    // Only one-word kinds that are not Box-Muller pairs come here
-    // (ConverterOf in kernels.cc): a new kind without a converter stops here.
-    static_assert(kKind == GenerateKind::kCount, "a one-word kind without a vector converter");
+    static_assert(kKind == GenerateKind::kCount, "not a one-word element-wise kind");
   }
 }
 
-// Words [0, n) -> n elements of `kind` (ConvertFn). A partial last vector is
-// converted from a zero-padded copy into scratch and copied out, so the same
-// code computes every element.
+constexpr bool IsNormalHalf(GenerateKind kind) {
+  return kind == GenerateKind::kNormalFloat16 || kind == GenerateKind::kNormalBfloat16;
+}
+constexpr bool IsFloatNormal(GenerateKind kind) {
+  return kind == GenerateKind::kNormalFloat32 || IsNormalHalf(kind);
+}
+constexpr bool IsWideInteger(GenerateKind kind) {
+  return kind == GenerateKind::kIntegersWideInt32 || kind == GenerateKind::kIntegersWideInt64 ||
+         kind == GenerateKind::kIntegersWideFloat64;
+}
+
+// Vectors of words a converter takes at once: float64 normals interleave
+// two (a pair's four words fill two 64-bit lanes).
+template <GenerateKind kKind>
+constexpr size_t VectorGroup() {
+  return kKind == GenerateKind::kNormalFloat64 ? 2 : 1;
+}
+
+#if HWY_TARGET != HWY_SCALAR
+// n vectors of stream words (n a multiple of VectorGroup) -> n Lanes(DW) /
+// w elements of kind at out, in stream order.
+template <GenerateKind kKind, typename T = typename detail::KindTraits<kKind>::Type>
+HWY_INLINE void ConvertVectors(const KindParams& p, const VW* w, size_t n, T* out) {
+  const DW dw;
+  const DD dd;
+  const DU64 du;
+  const size_t N = hn::Lanes(dw), N64 = hn::Lanes(dd);
+  if constexpr (IsFloatNormal(kKind)) {
+    for (size_t g = 0; g < n; ++g) {
+      const VF t = FmaExact(BoxMullerFloat(w[g]), hn::Set(DF(), p.std_f), hn::Set(DF(), p.mean_f));
+      if constexpr (kKind == GenerateKind::kNormalFloat32) {
+        hn::StoreU(t, DF(), out + g * N);
+      } else {
+        StoreHalf<kKind == GenerateKind::kNormalBfloat16>(t, out + g * N);
+      }
+    }
+  } else if constexpr (kKind == GenerateKind::kNormalFloat64) {
+    for (size_t g = 0; g < n; g += 2) {
+      // Per 128 bits: (u, v) lanes of pair j of w[g] and of w[g + 1].
+      const VU64 a = hn::BitCast(du, w[g]), b = hn::BitCast(du, w[g + 1]);
+      VD z0, z1;
+      NormalDouble(dd, p, UnitDouble(hn::InterleaveLower(du, a, b), 0x1p-53),
+                   UnitDouble(hn::InterleaveUpper(du, a, b), 0x1p-52), &z0, &z1);
+      hn::StoreU(hn::InterleaveLower(dd, z0, z1), dd, out + g * N64);
+      hn::StoreU(hn::InterleaveUpper(dd, z0, z1), dd, out + (g + 1) * N64);
+    }
+  } else if constexpr (kKind == GenerateKind::kUniformFloat64) {
+    for (size_t g = 0; g < n; ++g) {
+      const VD t = math::FmaD(dd, UnitDouble(hn::BitCast(du, w[g]), 0x1p-53), hn::Set(dd, p.range_d),
+                              hn::Set(dd, p.low_d));
+      hn::StoreU(hn::IfThenElse(hn::Eq(t, hn::Set(dd, p.high_d)), hn::Set(dd, p.low_d), t), dd,
+                 out + g * N64);
+    }
+  } else if constexpr (kKind == GenerateKind::kBernoulliFloat64) {
+    for (size_t g = 0; g < n; ++g) {
+      const auto hit = hn::Lt(UnitDouble(hn::BitCast(du, w[g]), 0x1p-53), hn::Set(dd, p.p_d));
+      hn::StoreU(hn::IfThenElseZero(hit, hn::Set(dd, 1.0)), dd, out + g * N64);
+    }
+  } else if constexpr (IsWideInteger(kKind)) {
+    HWY_ALIGN uint32_t words[hn::MaxLanes(dw)];
+    for (size_t g = 0; g < n; ++g) {
+      hn::Store(w[g], dw, words);
+      for (size_t i = 0; i < N64; ++i) out[g * N64 + i] = WideInteger<T>(p, words[2 * i], words[2 * i + 1]);
+    }
+  } else {
+    for (size_t g = 0; g < n; ++g) ConvertVector<kKind>(p, w[g], out + g * N);
+  }
+}
+
+// Words [0, ...) -> n elements of `kind` (ConvertFn): element i reads words
+// [w i, w i + w), and Box-Muller element i its whole pair's words (for an
+// odd n, words beyond w n read as zero for float pairs, as four words for a
+// float64 pair). A partial last group is converted from a zero-padded copy
+// into scratch and copied out, so the same code computes every element.
+template <GenerateKind kKind>
+void ConvertWords(const KindParams& p, const uint32_t* words, uint64_t n, void* dst) {
+  using T = typename detail::KindTraits<kKind>::Type;
+  constexpr int kW = detail::KindTraits<kKind>::kWords;
+  constexpr size_t kGroup = VectorGroup<kKind>();
+  const DW dw;
+  const size_t N = hn::Lanes(dw);
+  const uint64_t per_group = kGroup * N / kW;  // elements
+  T* out = static_cast<T*>(dst);
+  uint64_t i = 0;
+  for (; i + per_group <= n; i += per_group) {
+    VW v[kGroup];
+    for (size_t g = 0; g < kGroup; ++g) v[g] = hn::LoadU(dw, words + kW * i + g * N);
+    ConvertVectors<kKind>(p, v, kGroup, out + i);
+  }
+  if (i < n) {
+    HWY_ALIGN uint32_t padded[kGroup * hn::MaxLanes(dw)] = {};
+    HWY_ALIGN T scratch[kGroup * hn::MaxLanes(dw)];
+    const uint64_t left = n - i;
+    const uint64_t nwords = kKind == GenerateKind::kNormalFloat64 ? 4 * ((left + 1) / 2) : kW * left;
+    std::memcpy(padded, words + kW * i, nwords * 4);
+    VW v[kGroup];
+    for (size_t g = 0; g < kGroup; ++g) v[g] = hn::Load(dw, padded + g * N);
+    ConvertVectors<kKind>(p, v, kGroup, scratch);
+    std::memcpy(out + i, scratch, left * sizeof(T));
+  }
+}
+
+#else  // HWY_TARGET == HWY_SCALAR
+
+// The same conversions one element (or pair) at a time.
 template <GenerateKind kKind>
 void ConvertWords(const KindParams& p, const uint32_t* words, uint64_t n, void* dst) {
   using T = typename detail::KindTraits<kKind>::Type;
   const DW dw;
-  const size_t N = hn::Lanes(dw);
+  const hn::Simd<double, 1, 0> d1;
   T* out = static_cast<T*>(dst);
-  uint64_t i = 0;
-  for (; i + N <= n; i += N) ConvertVector<kKind>(p, hn::LoadU(dw, words + i), out + i);
-  if (i < n) {
-    HWY_ALIGN uint32_t padded[hn::MaxLanes(dw)] = {};
-    HWY_ALIGN T scratch[hn::MaxLanes(dw)];
-    std::memcpy(padded, words + i, (n - i) * 4);
-    ConvertVector<kKind>(p, hn::Load(dw, padded), scratch);
-    std::memcpy(out + i, scratch, (n - i) * sizeof(T));
+  for (uint64_t i = 0; i < n; ++i) {
+    if constexpr (IsFloatNormal(kKind)) {
+      if (i % 2 != 0) continue;
+      float z[2];
+      BoxMullerFloatPair(words[i], i + 1 < n ? words[i + 1] : 0u, &z[0], &z[1]);
+      for (uint64_t k = 0; k < 2 && i + k < n; ++k) {
+        const VF t = FmaExact(hn::Set(DF(), z[k]), hn::Set(DF(), p.std_f), hn::Set(DF(), p.mean_f));
+        if constexpr (kKind == GenerateKind::kNormalFloat32) {
+          out[i + k] = hn::GetLane(t);
+        } else {
+          StoreHalf<kKind == GenerateKind::kNormalBfloat16>(t, out + i + k);
+        }
+      }
+    } else if constexpr (kKind == GenerateKind::kNormalFloat64) {
+      if (i % 2 != 0) continue;
+      const uint32_t* q = words + 2 * i;  // the pair's four words
+      hn::Vec<decltype(d1)> z0, z1;
+      NormalDouble(d1, p, hn::Set(d1, UnitDoubleScalar(q[0], q[1], 0x1p-53)),
+                   hn::Set(d1, UnitDoubleScalar(q[2], q[3], 0x1p-52)), &z0, &z1);
+      out[i] = hn::GetLane(z0);
+      if (i + 1 < n) out[i + 1] = hn::GetLane(z1);
+    } else if constexpr (kKind == GenerateKind::kUniformFloat64) {
+      const double t = std::fma(UnitDoubleScalar(words[2 * i], words[2 * i + 1], 0x1p-53),
+                                p.range_d, p.low_d);
+      out[i] = t == p.high_d ? p.low_d : t;
+    } else if constexpr (kKind == GenerateKind::kBernoulliFloat64) {
+      out[i] = UnitDoubleScalar(words[2 * i], words[2 * i + 1], 0x1p-53) < p.p_d ? 1.0 : 0.0;
+    } else if constexpr (IsWideInteger(kKind)) {
+      out[i] = WideInteger<T>(p, words[2 * i], words[2 * i + 1]);
+    } else {
+      ConvertVector<kKind>(p, hn::Set(dw, words[i]), out + i);
+    }
   }
 }
 
+#endif  // HWY_TARGET != HWY_SCALAR
+
 // Elements [first, first + count) of `kind` into dst (GenerateFn): chunks
 // of stream words from the bits kernel into a fixed 4 KiB L1 buffer,
-// converted by kConvert. Element i reads words [w i, w i + w); for
-// Box-Muller (kPairs) element i belongs to pair i / 2, whose words start at
+// converted by ConvertWords. Element i reads words [w i, w i + w); for
+// Box-Muller element i belongs to pair i / 2, whose words start at
 // 2 w (i / 2), so chunks start at even elements and a chunk's odd start is
-// converted and skipped. Plain stores: `streaming` is not yet honoured for
-// these kinds.
-template <typename T, int kWords, bool kPairs, detail::ConvertFn kConvert>
-void GenerateChunked(const detail::Stream& s, uint64_t first, uint64_t count, void* dst,
-                     bool /*streaming*/) {
+// converted and skipped. The fused kernel below uses it for the ends of a
+// run that are not whole vectors of Philox blocks.
+template <GenerateKind kKind>
+void GenerateChunked(const detail::Stream& s, uint64_t first, uint64_t count, void* dst) {
+  using T = typename detail::KindTraits<kKind>::Type;
+  constexpr int kWords = detail::KindTraits<kKind>::kWords;
+  constexpr bool kPairs = IsFloatNormal(kKind) || kKind == GenerateKind::kNormalFloat64;
   constexpr uint64_t kChunk = 1024 / kWords;  // elements (even)
   HWY_ALIGN uint32_t words[kChunk * kWords];
   T scratch[kPairs ? kChunk : 1];
@@ -520,16 +596,77 @@ void GenerateChunked(const detail::Stream& s, uint64_t first, uint64_t count, vo
     GenerateBits(s, kWords * start, kWords * n, words, false);
     const uint64_t take = n - skip < count ? n - skip : count;
     if (kPairs) {
-      kConvert(s.params, words, n, scratch);
+      ConvertWords<kKind>(s.params, words, n, scratch);
       std::memcpy(out, scratch + skip, take * sizeof(T));
     } else {
-      kConvert(s.params, words, n, out);
+      ConvertWords<kKind>(s.params, words, n, out);
     }
     out += take;
     count -= take;
     start += n;
     skip = 0;
   }
+}
+
+// Elements [first, first + count) of `kind` into dst (GenerateFn), converted
+// in registers right after the Philox rounds: each batch's blocks are
+// transposed to stream order (as for bits) and handed to ConvertVectors
+// instead of being stored. A Philox block holds whole elements and whole
+// Box-Muller pairs (4 / w elements), so whole vectors of blocks convert on
+// their own; the ends of the run that are not go through GenerateChunked.
+// With `streaming`, each group of batches is converted into a fixed L1
+// stage (at most kBatches vectors of elements, 3 KiB) and streamed from
+// there by StreamCopyBytes, which takes any alignment and never writes a
+// byte outside the run: non-temporal stores need whole aligned vectors,
+// which a run of 1-, 2- or 8-byte elements seldom offers in registers.
+template <GenerateKind kKind>
+void GenerateConverted(const detail::Stream& s, uint64_t first, uint64_t count, void* dst,
+                       bool streaming) {
+#if HWY_TARGET == HWY_SCALAR
+  (void)streaming;
+  GenerateChunked<kKind>(s, first, count, dst);
+#else
+  using T = typename detail::KindTraits<kKind>::Type;
+  constexpr uint64_t kPerBlock = 4 / detail::KindTraits<kKind>::kWords;  // elements
+  constexpr size_t kOut = size_t{1} << kLog2LanesPerChunk;  // transposed vectors per batch
+  static_assert(kOut % VectorGroup<kKind>() == 0, "a batch holds whole converter groups");
+  T* out = static_cast<T*>(dst);
+  const uint64_t head = std::min<uint64_t>(count, (kPerBlock - first % kPerBlock) % kPerBlock);
+  if (head != 0) GenerateChunked<kKind>(s, first, head, out);
+  first += head, count -= head, out += head;
+  const size_t nb = BlocksPerVector();
+  const uint64_t per_vector = nb * kPerBlock;  // elements per state vector
+  uint64_t vectors = count / per_vector;
+  count -= vectors * per_vector;
+  Counter128 c = s.start.Plus(first / kPerBlock);
+  first += vectors * per_vector;
+  const VState lane_block = BlockOfLane();
+  HWY_ALIGN T stage[kBatches * 4 * hn::MaxLanes(DState()) / detail::KindTraits<kKind>::kWords];
+  while (vectors != 0) {
+    const size_t k = NextGroup(vectors);
+    T* to = streaming ? stage : out;
+    WithGroupSize(k, [&](auto group) {
+      constexpr size_t kK = decltype(group)::value;
+      VState x0[kK], x1[kK], x2[kK], x3[kK];
+      PhiloxBatches<kK>(
+          c, [&](size_t b) { return uint64_t{b} * nb; }, lane_block, nb - 1, s.keys, x0, x1, x2,
+          x3);
+      for (size_t b = 0; b < kK; ++b) {
+        VW v[kOut];
+        TransposeBlocks(x0[b], x1[b], x2[b], x3[b], [&](VW t, size_t i) { v[i] = t; });
+        ConvertVectors<kKind>(s.params, v, kOut, to + b * per_vector);
+      }
+    });
+    if (streaming) {
+      StreamCopyBytes(reinterpret_cast<const uint8_t*>(stage), k * per_vector * sizeof(T),
+                      reinterpret_cast<uint8_t*>(out));
+    }
+    c = c.Plus(k * nb);
+    out += k * per_vector;
+    vectors -= k;
+  }
+  if (count != 0) GenerateChunked<kKind>(s, first, count, out);
+#endif
 }
 
 }  // namespace convert

@@ -34,28 +34,6 @@ void CopyWords(const detail::KindParams& /*params*/, const uint32_t* words, uint
   std::memcpy(dst, words, n * 4);
 }
 
-constexpr bool IsBoxMuller(detail::GenerateKind kind) {
-  return kind == detail::GenerateKind::kNormalFloat32 ||
-         kind == detail::GenerateKind::kNormalFloat16 ||
-         kind == detail::GenerateKind::kNormalBfloat16 ||
-         kind == detail::GenerateKind::kNormalFloat64;
-}
-
-// Which converter a kind uses (convert-inl.h): Box-Muller pairs, two-word
-// elements, or vectors of one-word elements.
-template <detail::GenerateKind kKind>
-constexpr detail::ConvertFn ConverterOf() {
-  if constexpr (kKind == detail::GenerateKind::kNormalFloat64) {
-    return convert::ConvertNormalDoubleWords;
-  } else if constexpr (IsBoxMuller(kKind)) {
-    return convert::ConvertNormalWords<kKind>;
-  } else if constexpr (detail::KindTraits<kKind>::kWords == 2) {
-    return convert::ConvertPairs<kKind>;
-  } else {
-    return convert::ConvertWords<kKind>;
-  }
-}
-
 // The generate kernels of one kind on this target (kernel_list.h).
 template <detail::GenerateKind kKind>
 detail::GenerateKernels KernelsOf() {
@@ -67,11 +45,7 @@ detail::GenerateKernels KernelsOf() {
     return {GenerateBits, CopyWords, nullptr, 0};
 #endif
   } else {
-    using T = typename detail::KindTraits<kKind>::Type;
-    constexpr detail::ConvertFn kConvert = ConverterOf<kKind>();
-    return {convert::GenerateChunked<T, detail::KindTraits<kKind>::kWords, IsBoxMuller(kKind),
-                                     kConvert>,
-            kConvert, nullptr, 0};
+    return {convert::GenerateConverted<kKind>, convert::ConvertWords<kKind>, nullptr, 0};
   }
 }
 

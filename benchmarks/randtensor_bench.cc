@@ -9,6 +9,7 @@
 //           paired/<TARGET>/<layout>/<bytes>/threads:<T>   (64 MiB and up; see BM_Paired)
 //           overhead/<TARGET>/16-elements
 //           region/<slab|columns>/1GiB-sixteenth/threads:<T>   (see BM_Region)
+//           dist/<TARGET>/<distribution>-<dtype>/<elements>/threads:<T>   (see BM_Dist)
 // Rates are bytes of elements written per second (padding excluded), the same
 // measure `randtensor generate --repeat` prints.
 //
@@ -33,6 +34,7 @@
 
 namespace {
 
+using randtensor::DataType;
 using randtensor::FillOptions;
 using randtensor::PhiloxState;
 using randtensor::Status;
@@ -182,7 +184,8 @@ void BM_Fill(benchmark::State& state, std::string target, std::string layout, ui
 // iteration; the iteration's time is fill(1)'s and "vs_packed" the median of
 // the per-iteration ratios of their rates (elements per second).
 template <class Fill2>
-void TimePaired(benchmark::State& state, double elements0, double elements1, const Fill2& fill) {
+void TimePaired(benchmark::State& state, double elements0, double elements1, const Fill2& fill,
+                const char* counter = "vs_packed") {
   std::vector<double> ratios;
   for (auto _ : state) {
     double seconds[2];
@@ -197,7 +200,7 @@ void TimePaired(benchmark::State& state, double elements0, double elements1, con
     ratios.push_back(elements1 / seconds[1] / (elements0 / seconds[0]));
   }
   std::sort(ratios.begin(), ratios.end());
-  if (!ratios.empty()) state.counters["vs_packed"] = ratios[ratios.size() / 2];
+  if (!ratios.empty()) state.counters[counter] = ratios[ratios.size() / 2];
 }
 
 void BM_Paired(benchmark::State& state, std::string target, std::string layout, uint64_t bytes,
@@ -254,6 +257,60 @@ void BM_Region(benchmark::State& state, std::string kind, uint32_t threads) {
                                      region_options);
   });
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * n * 4);
+}
+
+// The distributions of SPEC.md section 8 the speed goals name.
+struct DistCase {
+  const char* name;
+  DataType dtype;
+  randtensor::Distribution dist;
+};
+std::vector<DistCase> DistCases() {
+  using randtensor::Distribution;
+  return {{"uniform-float32", DataType::kFloat32, Distribution::Uniform(0, 1)},
+          {"uniform-float16", DataType::kFloat16, Distribution::Uniform(0, 1)},
+          {"uniform-bfloat16", DataType::kBfloat16, Distribution::Uniform(0, 1)},
+          {"uniform-float64", DataType::kFloat64, Distribution::Uniform(0, 1)},
+          {"normal-float32", DataType::kFloat32, Distribution::Normal(0, 1)},
+          {"normal-float16", DataType::kFloat16, Distribution::Normal(0, 1)},
+          {"normal-float64", DataType::kFloat64, Distribution::Normal(0, 1)},
+          {"bernoulli-uint8", DataType::kUint8, Distribution::Bernoulli(0.5)},
+          {"bernoulli-float32", DataType::kFloat32, Distribution::Bernoulli(0.5)},
+          {"integers-int32", DataType::kInt32, Distribution::Integers(0, 1000)},
+          {"integers-int64", DataType::kInt64, Distribution::Integers(0, 1000)},
+          {"integers-int64-wide", DataType::kInt64, Distribution::Integers(0, int64_t{1} << 40)}};
+}
+
+// A distribution's fill and the uint32 bits fill of the same element count
+// (both packed, 1-D), alternately, as BM_Paired: "vs_bits" is the median
+// ratio of their elements per second, the measure of the distributions
+// issue's speed goals; the reported rate is bytes of the distribution's
+// elements.
+void BM_Dist(benchmark::State& state, std::string target, DistCase c, int64_t n,
+             uint32_t threads) {
+  const int size = randtensor::ElementSize(c.dtype);
+  Buffer bits(static_cast<uint64_t>(n)), out((static_cast<uint64_t>(n) * size + 3) / 4);
+  if (bits.data() == nullptr || out.data() == nullptr) return state.SkipWithError("out of memory");
+  if (!randtensor::SetTarget(target.c_str()).ok()) return state.SkipWithError("target");
+  TensorDesc descs[2];
+  for (TensorDesc& d : descs) d.rank = 1, d.sizes = &n;
+  descs[1].dtype = c.dtype;
+  FillOptions options[2];
+  for (FillOptions& o : options) o.threads = threads;
+  options[1].distribution = c.dist;
+  Buffer* buffers[2] = {&bits, &out};
+  PhiloxState s = PhiloxState::FromSeed(0x5eed);
+  TimePaired(
+      state, static_cast<double>(n), static_cast<double>(n),
+      [&](int i) {
+        return randtensor::Fill(descs[i], buffers[i]->data(), buffers[i]->bytes(), s, &s,
+                                options[i]);
+      },
+      "vs_bits");
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * n * size);
+  state.counters["elements_per_second"] =
+      benchmark::Counter(static_cast<double>(n), benchmark::Counter::kIsIterationInvariantRate);
+  if (!randtensor::SetTarget("auto").ok()) state.SkipWithError("SetTarget(\"auto\")");
 }
 
 // Runs fn(begin, end) over [0, n) split evenly across `threads` OpenMP threads.
@@ -339,6 +396,18 @@ void RegisterAll() {
     const std::string target = info.name;
     benchmark::RegisterBenchmark(("overhead/" + target + "/16-elements").c_str(), BM_Overhead,
                                  target);
+    // 64 Ki elements (in L2) and 64 Mi (memory-bound).
+    for (const DistCase& c : DistCases()) {
+      for (int64_t n : {int64_t{1} << 16, int64_t{1} << 26}) {
+        for (uint32_t threads : thread_counts) {
+          const std::string name = "dist/" + target + "/" + c.name + "/" +
+                                   std::to_string(n >> 10) + "Ki/threads:" +
+                                   std::to_string(threads);
+          benchmark::RegisterBenchmark(name.c_str(), BM_Dist, target, c, n, threads)
+              ->UseManualTime();
+        }
+      }
+    }
     for (const std::string& layout : layouts) {
       for (uint64_t bytes : sizes) {
         for (uint32_t threads : thread_counts) {

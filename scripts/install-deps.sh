@@ -10,6 +10,8 @@
 #                      TestU01 (Debian non-free: its source is added if no
 #                      configured source offers the package)
 #   ci               + clang and its sanitizer runtimes (scripts/sanitize.sh, fuzz/)
+#   bench            test + PyTorch (benchmarks/compare_frameworks.py; not in CI:
+#                      a large download no test needs)
 #   --simulate       resolve everything (apt-get install -s) without installing
 #   --list           print the packages of the job and exit
 #
@@ -21,10 +23,10 @@ set -euo pipefail
 job=build simulate=0 list=0
 for arg in "$@"; do
   case "$arg" in
-    build|test|ci) job="$arg" ;;
+    build|test|ci|bench) job="$arg" ;;
     --simulate) simulate=1 ;;
     --list) list=1 ;;
-    *) echo "install-deps.sh: unknown argument '$arg' (build, test, ci, --simulate, --list)" >&2
+    *) echo "install-deps.sh: unknown argument '$arg' (build, test, ci, bench, --simulate, --list)" >&2
        exit 2 ;;
   esac
 done
@@ -42,6 +44,11 @@ test_packages=(
   python3-mpmath                     # tests/reference: exact normals for the distributions model
   python3-dev python3-numpy pybind11-dev   # the Python module
   libtestu01-0-dev                   # TestU01's SmallCrush in the suite (stats/); Debian non-free
+  python3-dask python3-distributed   # randtensor.dask and its LocalCluster tests
+  libopenmpi-dev openmpi-bin python3-mpi4py   # the MPI CLI, its examples and tests
+)
+bench_packages=(
+  python3-torch                      # PyTorch CPU, side by side in benchmarks/compare_frameworks.py
 )
 ci_packages=(
   clang libclang-rt-14-dev           # libFuzzer and the sanitizer runtimes (fuzz/, sanitize.sh)
@@ -52,6 +59,7 @@ declare -A component=([libtestu01-0-dev]=non-free)
 packages=("${build_packages[@]}")
 [ "$job" = build ] || packages+=("${test_packages[@]}")
 [ "$job" = ci ] && packages+=("${ci_packages[@]}")
+[ "$job" = bench ] && packages+=("${bench_packages[@]}")
 if [ "$list" = 1 ]; then printf '%s\n' "${packages[@]}"; exit 0; fi
 
 SUDO=""

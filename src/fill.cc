@@ -409,7 +409,10 @@ Status ResolveRegion(const TensorDesc& desc, const Region& r, RegionMap* map) {
   }
   if (r.rank < 0 || r.rank > kMaxRank) return Status();  // AnalyzeLayout names the rank
   u128 count = 1;
+  // An empty global tensor (a zero size anywhere) has no elements to count,
+  // however large its other sizes: decided before the overflow check.
   bool empty = false;
+  for (int d = 0; d < r.rank; ++d) empty |= r.global_sizes[d] == 0;
   for (int d = r.rank - 1; d >= 0; --d) {
     const int64_t g = r.global_sizes[d], s = r.start[d], n = desc.sizes[d];
     if (g < 0 || s < 0 || n < 0 || s > g || n > g - s) {
@@ -419,9 +422,8 @@ Status ResolveRegion(const TensorDesc& desc, const Region& r, RegionMap* map) {
                            d, static_cast<long long>(s), d, static_cast<long long>(n), d,
                            static_cast<long long>(g));
     }
-    empty |= g == 0;
     map->stream_strides[d] = static_cast<uint64_t>(count);
-    count *= static_cast<u128>(g);
+    if (!empty) count *= static_cast<u128>(g);
     if (count > static_cast<u128>(INT64_MAX) && !empty) {
       return Status::Error(StatusCode::kOverflow,
                            "region.global_sizes[%d] = %lld makes the global element count "

@@ -144,14 +144,29 @@ HWY_INLINE VW Bfloat16Bits(VF f) {
   return hn::ShiftRight<16>(hn::Add(hn::Add(x, hn::Set(dw, 0x7FFFu)), odd));
 }
 
+// A store of one vector of elements: plain (any alignment), or with
+// kStream a non-temporal store (p aligned to the vector) where the vector is
+// a whole 16 bytes or more; smaller ones (SSE4's quarter vectors) store
+// plainly either way.
+template <bool kStream, class D, class V, typename T>
+HWY_INLINE void Put(D d, V v, T* HWY_RESTRICT p) {
+  if constexpr (kStream && hn::MaxLanes(D()) * sizeof(T) >= 16) {
+    hn::Stream(v, d, p);
+  } else {
+    hn::StoreU(v, d, p);
+  }
+}
+
 // Stores the low 16 / 8 bits of each word (values that fit).
+template <bool kStream = false>
 HWY_INLINE void Store16(VW v, uint16_t* dst) {
   const hn::Rebind<uint16_t, DW> d16;
-  hn::StoreU(hn::DemoteTo(d16, hn::BitCast(DI(), v)), d16, dst);
+  Put<kStream>(d16, hn::DemoteTo(d16, hn::BitCast(DI(), v)), dst);
 }
+template <bool kStream = false>
 HWY_INLINE void Store8(VW v, uint8_t* dst) {
   const hn::Rebind<uint8_t, DW> d8;
-  hn::StoreU(hn::DemoteTo(d8, hn::BitCast(DI(), v)), d8, dst);
+  Put<kStream>(d8, hn::DemoteTo(d8, hn::BitCast(DI(), v)), dst);
 }
 
 // uniform: t = fma(u, R, L) in float; t == H flips to L (PyTorch's (0, 1] ->
@@ -164,14 +179,15 @@ HWY_INLINE VF UniformFloat(const KindParams& p, VW w) {
   return FmaExact(UnitFloat(w), hn::Set(df, p.range_f), hn::Set(df, p.low_f));
 }
 
+template <bool kStream = false>
 HWY_INLINE void UniformFloat32(const KindParams& p, VW w, void* dst) {
   const DF df;
   const VF t = UniformFloat(p, w);
   const VF out = hn::IfThenElse(hn::Eq(t, hn::Set(df, p.high_f)), hn::Set(df, p.low_f), t);
-  hn::StoreU(out, df, static_cast<float*>(dst));
+  Put<kStream>(df, out, static_cast<float*>(dst));
 }
 
-template <bool kBfloat16>
+template <bool kBfloat16, bool kStream = false>
 HWY_INLINE void UniformHalf(const KindParams& p, VW w, void* dst) {
   const DW dw;
   const VF t = UniformFloat(p, w);
@@ -184,16 +200,17 @@ HWY_INLINE void UniformHalf(const KindParams& p, VW w, void* dst) {
     const hn::Rebind<uint16_t, DF> d16;
     const auto bits = hn::BitCast(d16, hn::DemoteTo(dh, t));
     const auto high = hn::Set(d16, static_cast<uint16_t>(p.high_bits));
-    hn::StoreU(hn::IfThenElse(hn::Eq(bits, high), hn::Set(d16, static_cast<uint16_t>(p.low_bits)),
-                              bits),
-               d16, static_cast<uint16_t*>(dst));
+    Put<kStream>(d16,
+                 hn::IfThenElse(hn::Eq(bits, high),
+                                hn::Set(d16, static_cast<uint16_t>(p.low_bits)), bits),
+                 static_cast<uint16_t*>(dst));
     return;
   }
 #endif
   const VW bits = kBfloat16 ? Bfloat16Bits(t) : Float16Bits(t);
   const VW out =
       hn::IfThenElse(hn::Eq(bits, hn::Set(dw, p.high_bits)), hn::Set(dw, p.low_bits), bits);
-  Store16(out, static_cast<uint16_t*>(dst));
+  Store16<kStream>(out, static_cast<uint16_t*>(dst));
 }
 
 // bernoulli: 1 if u32(x) < float(p) else 0, as `one` of the output type.
@@ -239,7 +256,7 @@ HWY_INLINE VW ModRange(const KindParams& p, VW w) {
 
 // integers (one word, high - low < 2^28): low + (x mod r), exact in T
 // (ResolveIntegers checks the range).
-template <typename T>
+template <bool kStream = false, typename T>
 HWY_INLINE void Integers(const KindParams& p, VW w, T* out) {
 #if HWY_TARGET == HWY_SCALAR
   out[0] = static_cast<T>(p.low + static_cast<int64_t>(hn::GetLane(w) % p.range));
@@ -248,9 +265,9 @@ HWY_INLINE void Integers(const KindParams& p, VW w, T* out) {
   const VW m = ModRange(p, w);
   const VW low32 = hn::Set(dw, static_cast<uint32_t>(p.low));
   if constexpr (std::is_same<T, int32_t>::value) {
-    hn::StoreU(hn::Add(m, low32), dw, reinterpret_cast<uint32_t*>(out));  // two's complement
+    Put<kStream>(dw, hn::Add(m, low32), reinterpret_cast<uint32_t*>(out));  // two's complement
   } else if constexpr (std::is_same<T, float>::value) {
-    hn::StoreU(hn::ConvertTo(DF(), hn::BitCast(DI(), hn::Add(m, low32))), DF(), out);
+    Put<kStream>(DF(), hn::ConvertTo(DF(), hn::BitCast(DI(), hn::Add(m, low32))), out);
   } else {
     const DU64 du;
     const DD dd;
@@ -260,29 +277,29 @@ HWY_INLINE void Integers(const KindParams& p, VW w, T* out) {
     const VU64 hi = hn::PromoteTo(du, hn::UpperHalf(dh, m));
     if constexpr (std::is_same<T, int64_t>::value) {
       const VU64 low = hn::Set(du, static_cast<uint64_t>(p.low));  // wraps: two's complement
-      hn::StoreU(hn::Add(lo, low), du, reinterpret_cast<uint64_t*>(out));
-      hn::StoreU(hn::Add(hi, low), du, reinterpret_cast<uint64_t*>(out) + half);
+      Put<kStream>(du, hn::Add(lo, low), reinterpret_cast<uint64_t*>(out));
+      Put<kStream>(du, hn::Add(hi, low), reinterpret_cast<uint64_t*>(out) + half);
     } else {
       const VD low = hn::Set(dd, static_cast<double>(p.low));  // |low + m| <= 2^53: exact
-      hn::StoreU(hn::Add(math::DoubleOfSmall(dd, lo), low), dd, out);
-      hn::StoreU(hn::Add(math::DoubleOfSmall(dd, hi), low), dd, out + half);
+      Put<kStream>(dd, hn::Add(math::DoubleOfSmall(dd, lo), low), out);
+      Put<kStream>(dd, hn::Add(math::DoubleOfSmall(dd, hi), low), out + half);
     }
   }
 #endif
 }
 
 // Stores float16 (RNE, subnormals, overflow) or bfloat16 bits of t.
-template <bool kBfloat16>
+template <bool kBfloat16, bool kStream = false>
 HWY_INLINE void StoreHalf(VF t, uint16_t* dst) {
 #if HWY_TARGET <= HWY_AVX2 && HWY_ARCH_X86
   if constexpr (!kBfloat16) {
     const hn::Rebind<hwy::float16_t, DF> dh;  // F16C, as in UniformHalf
-    hn::StoreU(hn::BitCast(hn::Rebind<uint16_t, DF>(), hn::DemoteTo(dh, t)),
-               hn::Rebind<uint16_t, DF>(), dst);
+    Put<kStream>(hn::Rebind<uint16_t, DF>(),
+                 hn::BitCast(hn::Rebind<uint16_t, DF>(), hn::DemoteTo(dh, t)), dst);
     return;
   }
 #endif
-  Store16(kBfloat16 ? Bfloat16Bits(t) : Float16Bits(t), dst);
+  Store16<kStream>(kBfloat16 ? Bfloat16Bits(t) : Float16Bits(t), dst);
 }
 
 // ---------------------------------------------------------------- normal
@@ -393,32 +410,32 @@ HWY_INLINE void NormalDouble(DD2 dd, const KindParams& p, V u, V v, V* out0, V* 
 // ------------------------------------------------------------ dispatch
 
 // One vector of words -> Lanes(DW) elements of a one-word, element-wise kind.
-template <GenerateKind kKind>
+template <GenerateKind kKind, bool kStream = false>
 HWY_INLINE void ConvertVector(const KindParams& p, VW w, void* dst) {
   if constexpr (kKind == GenerateKind::kUniformFloat32) {
-    UniformFloat32(p, w, dst);
+    UniformFloat32<kStream>(p, w, dst);
   } else if constexpr (kKind == GenerateKind::kUniformFloat16) {
-    UniformHalf<false>(p, w, dst);
+    UniformHalf<false, kStream>(p, w, dst);
   } else if constexpr (kKind == GenerateKind::kUniformBfloat16) {
-    UniformHalf<true>(p, w, dst);
+    UniformHalf<true, kStream>(p, w, dst);
   } else if constexpr (kKind == GenerateKind::kBernoulliUint8) {
-    Store8(BernoulliBits(p, w, 1), static_cast<uint8_t*>(dst));
+    Store8<kStream>(BernoulliBits(p, w, 1), static_cast<uint8_t*>(dst));
   } else if constexpr (kKind == GenerateKind::kBernoulliInt32) {
-    hn::StoreU(BernoulliBits(p, w, 1), DW(), static_cast<uint32_t*>(dst));
+    Put<kStream>(DW(), BernoulliBits(p, w, 1), static_cast<uint32_t*>(dst));
   } else if constexpr (kKind == GenerateKind::kBernoulliFloat32) {
-    hn::StoreU(BernoulliBits(p, w, 0x3F800000u), DW(), static_cast<uint32_t*>(dst));
+    Put<kStream>(DW(), BernoulliBits(p, w, 0x3F800000u), static_cast<uint32_t*>(dst));
   } else if constexpr (kKind == GenerateKind::kBernoulliFloat16) {
-    Store16(BernoulliBits(p, w, 0x3C00u), static_cast<uint16_t*>(dst));
+    Store16<kStream>(BernoulliBits(p, w, 0x3C00u), static_cast<uint16_t*>(dst));
   } else if constexpr (kKind == GenerateKind::kBernoulliBfloat16) {
-    Store16(BernoulliBits(p, w, 0x3F80u), static_cast<uint16_t*>(dst));
+    Store16<kStream>(BernoulliBits(p, w, 0x3F80u), static_cast<uint16_t*>(dst));
   } else if constexpr (kKind == GenerateKind::kIntegersInt32) {
-    Integers(p, w, static_cast<int32_t*>(dst));
+    Integers<kStream>(p, w, static_cast<int32_t*>(dst));
   } else if constexpr (kKind == GenerateKind::kIntegersInt64) {
-    Integers(p, w, static_cast<int64_t*>(dst));
+    Integers<kStream>(p, w, static_cast<int64_t*>(dst));
   } else if constexpr (kKind == GenerateKind::kIntegersFloat32) {
-    Integers(p, w, static_cast<float*>(dst));
+    Integers<kStream>(p, w, static_cast<float*>(dst));
   } else if constexpr (kKind == GenerateKind::kIntegersFloat64) {
-    Integers(p, w, static_cast<double*>(dst));
+    Integers<kStream>(p, w, static_cast<double*>(dst));
   } else {
     static_assert(kKind == GenerateKind::kCount, "not a one-word element-wise kind");
   }
@@ -445,7 +462,8 @@ constexpr size_t VectorGroup() {
 #if HWY_TARGET != HWY_SCALAR
 // n vectors of stream words (n a multiple of VectorGroup) -> n Lanes(DW) /
 // w elements of kind at out, in stream order.
-template <GenerateKind kKind, typename T = typename detail::KindTraits<kKind>::Type>
+template <GenerateKind kKind, bool kStream = false,
+          typename T = typename detail::KindTraits<kKind>::Type>
 HWY_INLINE void ConvertVectors(const KindParams& p, const VW* w, size_t n, T* out) {
   const DW dw;
   const DD dd;
@@ -455,9 +473,9 @@ HWY_INLINE void ConvertVectors(const KindParams& p, const VW* w, size_t n, T* ou
     for (size_t g = 0; g < n; ++g) {
       const VF t = FmaExact(BoxMullerFloat(w[g]), hn::Set(DF(), p.std_f), hn::Set(DF(), p.mean_f));
       if constexpr (kKind == GenerateKind::kNormalFloat32) {
-        hn::StoreU(t, DF(), out + g * N);
+        Put<kStream>(DF(), t, out + g * N);
       } else {
-        StoreHalf<kKind == GenerateKind::kNormalBfloat16>(t, out + g * N);
+        StoreHalf<kKind == GenerateKind::kNormalBfloat16, kStream>(t, out + g * N);
       }
     }
   } else if constexpr (kKind == GenerateKind::kNormalFloat64) {
@@ -467,20 +485,20 @@ HWY_INLINE void ConvertVectors(const KindParams& p, const VW* w, size_t n, T* ou
       VD z0, z1;
       NormalDouble(dd, p, UnitDouble(hn::InterleaveLower(du, a, b), 0x1p-53),
                    UnitDouble(hn::InterleaveUpper(du, a, b), 0x1p-52), &z0, &z1);
-      hn::StoreU(hn::InterleaveLower(dd, z0, z1), dd, out + g * N64);
-      hn::StoreU(hn::InterleaveUpper(dd, z0, z1), dd, out + (g + 1) * N64);
+      Put<kStream>(dd, hn::InterleaveLower(dd, z0, z1), out + g * N64);
+      Put<kStream>(dd, hn::InterleaveUpper(dd, z0, z1), out + (g + 1) * N64);
     }
   } else if constexpr (kKind == GenerateKind::kUniformFloat64) {
     for (size_t g = 0; g < n; ++g) {
       const VD t = math::FmaD(dd, UnitDouble(hn::BitCast(du, w[g]), 0x1p-53), hn::Set(dd, p.range_d),
                               hn::Set(dd, p.low_d));
-      hn::StoreU(hn::IfThenElse(hn::Eq(t, hn::Set(dd, p.high_d)), hn::Set(dd, p.low_d), t), dd,
-                 out + g * N64);
+      Put<kStream>(dd, hn::IfThenElse(hn::Eq(t, hn::Set(dd, p.high_d)), hn::Set(dd, p.low_d), t),
+                   out + g * N64);
     }
   } else if constexpr (kKind == GenerateKind::kBernoulliFloat64) {
     for (size_t g = 0; g < n; ++g) {
       const auto hit = hn::Lt(UnitDouble(hn::BitCast(du, w[g]), 0x1p-53), hn::Set(dd, p.p_d));
-      hn::StoreU(hn::IfThenElseZero(hit, hn::Set(dd, 1.0)), dd, out + g * N64);
+      Put<kStream>(dd, hn::IfThenElseZero(hit, hn::Set(dd, 1.0)), out + g * N64);
     }
   } else if constexpr (IsWideInteger(kKind)) {
     HWY_ALIGN uint32_t words[hn::MaxLanes(dw)];
@@ -489,7 +507,7 @@ HWY_INLINE void ConvertVectors(const KindParams& p, const VW* w, size_t n, T* ou
       for (size_t i = 0; i < N64; ++i) out[g * N64 + i] = WideInteger<T>(p, words[2 * i], words[2 * i + 1]);
     }
   } else {
-    for (size_t g = 0; g < n; ++g) ConvertVector<kKind>(p, w[g], out + g * N);
+    for (size_t g = 0; g < n; ++g) ConvertVector<kKind, kStream>(p, w[g], out + g * N);
   }
 }
 
@@ -614,11 +632,9 @@ void GenerateChunked(const detail::Stream& s, uint64_t first, uint64_t count, vo
 // instead of being stored. A Philox block holds whole elements and whole
 // Box-Muller pairs (4 / w elements), so whole vectors of blocks convert on
 // their own; the ends of the run that are not go through GenerateChunked.
-// With `streaming`, each group of batches is converted into a fixed L1
-// stage (at most kBatches vectors of elements, 3 KiB) and streamed from
-// there by StreamCopyBytes, which takes any alignment and never writes a
-// byte outside the run: non-temporal stores need whole aligned vectors,
-// which a run of 1-, 2- or 8-byte elements seldom offers in registers.
+// With `streaming`, elements are stored non-temporally straight from
+// registers where the run's vectors line up with the output's, else through
+// a 4 KiB L1 stage.
 template <GenerateKind kKind>
 void GenerateConverted(const detail::Stream& s, uint64_t first, uint64_t count, void* dst,
                        bool streaming) {
@@ -641,29 +657,50 @@ void GenerateConverted(const detail::Stream& s, uint64_t first, uint64_t count, 
   Counter128 c = s.start.Plus(first / kPerBlock);
   first += vectors * per_vector;
   const VState lane_block = BlockOfLane();
-  HWY_ALIGN T stage[kBatches * 4 * hn::MaxLanes(DState()) / detail::KindTraits<kKind>::kWords];
-  while (vectors != 0) {
-    const size_t k = NextGroup(vectors);
-    T* to = streaming ? stage : out;
-    WithGroupSize(k, [&](auto group) {
-      constexpr size_t kK = decltype(group)::value;
-      VState x0[kK], x1[kK], x2[kK], x3[kK];
-      PhiloxBatches<kK>(
-          c, [&](size_t b) { return uint64_t{b} * nb; }, lane_block, nb - 1, s.keys, x0, x1, x2,
-          x3);
-      for (size_t b = 0; b < kK; ++b) {
-        VW v[kOut];
-        TransposeBlocks(x0[b], x1[b], x2[b], x3[b], [&](VW t, size_t i) { v[i] = t; });
-        ConvertVectors<kKind>(s.params, v, kOut, to + b * per_vector);
-      }
-    });
-    if (streaming) {
-      StreamCopyBytes(reinterpret_cast<const uint8_t*>(stage), k * per_vector * sizeof(T),
-                      reinterpret_cast<uint8_t*>(out));
+  // Vectors [0, n) of the run converted to `to`, kStream: non-temporal
+  // stores straight from registers (`to` aligned to the vector size).
+  const auto convert_run = [&](uint64_t n, T* to, auto stream) {
+    constexpr bool kStream = decltype(stream)::value;
+    for (uint64_t done = 0; done < n;) {
+      const size_t k = NextGroup(n - done);  // groups of up to kBatches, as for bits
+      WithGroupSize(k, [&](auto group) {
+        constexpr size_t kK = decltype(group)::value;
+        VState x0[kK], x1[kK], x2[kK], x3[kK];
+        PhiloxBatches<kK>(
+            c, [&](size_t b) { return uint64_t{b} * nb; }, lane_block, nb - 1, s.keys, x0, x1,
+            x2, x3);
+        for (size_t b = 0; b < kK; ++b) {
+          VW v[kOut];
+          TransposeBlocks(x0[b], x1[b], x2[b], x3[b], [&](VW t, size_t i) { v[i] = t; });
+          ConvertVectors<kKind, kStream>(s.params, v, kOut, to + (done + b) * per_vector);
+        }
+      });
+      c = c.Plus(k * nb);
+      done += k;
     }
-    c = c.Plus(k * nb);
-    out += k * per_vector;
-    vectors -= k;
+  };
+  if (!streaming) {
+    convert_run(vectors, out, std::false_type());
+    out += vectors * per_vector;
+  } else if (reinterpret_cast<uintptr_t>(out) % kVectorBytes == 0) {
+    // Every store is a whole vector (or a half or quarter of one) at a
+    // multiple of its own size from `out`: all aligned.
+    convert_run(vectors, out, std::true_type());
+    out += vectors * per_vector;
+  } else {
+    // Misaligned: pieces of 4 KiB converted into L1, then streamed by
+    // StreamCopyBytes (any alignment, no byte outside the run written).
+    constexpr size_t kStageBytes = 4096;
+    HWY_ALIGN T stage[kStageBytes / sizeof(T)];
+    const uint64_t stage_vectors = std::max<uint64_t>(1, kStageBytes / (per_vector * sizeof(T)));
+    while (vectors != 0) {
+      const uint64_t n = std::min(vectors, stage_vectors);
+      convert_run(n, stage, std::false_type());
+      StreamCopyBytes(reinterpret_cast<const uint8_t*>(stage), n * per_vector * sizeof(T),
+                      reinterpret_cast<uint8_t*>(out));
+      out += n * per_vector;
+      vectors -= n;
+    }
   }
   if (count != 0) GenerateChunked<kKind>(s, first, count, out);
 #endif

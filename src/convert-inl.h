@@ -252,6 +252,34 @@ HWY_INLINE VW ModRange(const KindParams& p, VW w) {
   const VU64 l = hn::BitCast(du, w);
   return hn::BitCast(DW(), hn::Or(mod(Low32(l)), hn::ShiftLeft<32>(mod(hn::ShiftRight<32>(l)))));
 }
+
+// x mod r for 64-bit x in every 64-bit lane, r = p.range64 in [2^28, 2^64):
+// q = floor(x * (1 / r)) in double is within one of floor(x / r) (relative
+// error about 2^-51 on x / r < 2^36); q - 1 (at least 0) is then at most the
+// true quotient and at most two below it, so m = x - (q - 1) r, computed
+// modulo 2^64 with 32-bit partial products, is exact (0 <= m <= x < 2^64)
+// and below 3r: two conditional subtractions finish it.
+HWY_INLINE VU64 ModRange64(const KindParams& p, VU64 x) {
+  const DU64 du;
+  const DD dd;
+  const DW d32;
+  const uint64_t r = p.range64;
+  const VD xd = hn::Add(hn::Mul(math::DoubleOfSmall(dd, hn::ShiftRight<32>(x)), hn::Set(dd, 0x1p32)),
+                        math::DoubleOfSmall(dd, Low32(x)));
+  const VD qd = hn::Floor(hn::Mul(xd, hn::Set(dd, 1.0 / static_cast<double>(r))));  // < 2^37
+  VU64 q = hn::And(hn::BitCast(du, hn::Add(qd, hn::Set(dd, 0x1p52))), hn::Set(du, 0xFFFFFFFFFFFFFull));
+  q = hn::Sub(q, hn::IfThenElseZero(hn::Ne(q, hn::Zero(du)), hn::Set(du, 1)));
+  const auto mul = [&](VU64 a, VU64 b) {  // products of the low 32 bits
+    return hn::MulEven(hn::BitCast(d32, a), hn::BitCast(d32, b));
+  };
+  const VU64 rl = hn::Set(du, r & 0xFFFFFFFFu), rh = hn::Set(du, r >> 32);
+  const VU64 ql = Low32(q), qh = hn::ShiftRight<32>(q);
+  const VU64 qr = hn::Add(mul(ql, rl), hn::ShiftLeft<32>(hn::Add(mul(ql, rh), mul(qh, rl))));
+  VU64 m = hn::Sub(x, qr);
+  const VU64 rv = hn::Set(du, r);
+  m = hn::IfThenElse(hn::Lt(m, rv), m, hn::Sub(m, rv));
+  return hn::IfThenElse(hn::Lt(m, rv), m, hn::Sub(m, rv));
+}
 #endif
 
 // integers (one word, high - low < 2^28): low + (x mod r), exact in T
@@ -501,10 +529,18 @@ HWY_INLINE void ConvertVectors(const KindParams& p, const VW* w, size_t n, T* ou
       Put<kStream>(dd, hn::IfThenElseZero(hit, hn::Set(dd, 1.0)), out + g * N64);
     }
   } else if constexpr (IsWideInteger(kKind)) {
-    HWY_ALIGN uint32_t words[hn::MaxLanes(dw)];
     for (size_t g = 0; g < n; ++g) {
-      hn::Store(w[g], dw, words);
-      for (size_t i = 0; i < N64; ++i) out[g * N64 + i] = WideInteger<T>(p, words[2 * i], words[2 * i + 1]);
+      const VU64 l = hn::BitCast(du, w[g]);  // word 2i low, 2i + 1 high
+      const VU64 x = hn::Or(hn::ShiftLeft<32>(l), hn::ShiftRight<32>(l));  // (a << 32) | b
+      // low + m: within T (checked); wrap-around is the two's complement value.
+      const VU64 v = hn::Add(ModRange64(p, x), hn::Set(du, static_cast<uint64_t>(p.low)));
+      if constexpr (std::is_same<T, int64_t>::value) {
+        Put<kStream>(du, v, reinterpret_cast<uint64_t*>(out + g * N64));
+      } else {
+        HWY_ALIGN uint64_t lanes[hn::MaxLanes(du)];
+        hn::Store(v, du, lanes);
+        for (size_t i = 0; i < N64; ++i) out[g * N64 + i] = static_cast<T>(static_cast<int64_t>(lanes[i]));
+      }
     }
   } else {
     for (size_t g = 0; g < n; ++g) ConvertVector<kKind, kStream>(p, w[g], out + g * N);

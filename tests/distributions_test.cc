@@ -297,6 +297,53 @@ TEST(Distributions, EdgeWordsEqualTheReferenceInEveryKernel) {
   EXPECT_GT(checked, 20);
 }
 
+// Two-word integers take a vectorized 64-bit remainder (a double estimate of
+// the quotient, then exact fix-ups): words chosen where such estimates break
+// (x a multiple of r, one below, one above, 0, 2^64 - 1, near 2^63) for
+// ranges from 2^28 to 2^64 - 1, on every target, against __int128 here.
+TEST(Distributions, WideIntegerRemaindersAreExactOnEveryTarget) {
+  __extension__ typedef unsigned __int128 u128;
+  const uint64_t ranges[] = {uint64_t{1} << 28,         (uint64_t{1} << 28) + 1,
+                             (uint64_t{1} << 32) - 1,   (uint64_t{1} << 32) + 1,
+                             (uint64_t{3} << 40) + 7,   uint64_t{1} << 53,
+                             (uint64_t{1} << 63) - 25,  uint64_t{1} << 63,
+                             (uint64_t{1} << 63) + 999, ~uint64_t{0}};
+  int count = 0;
+  const detail::KernelTable* tables = detail::CompiledKernels(&count);
+  int checked = 0;
+  for (const uint64_t r : ranges) {
+    std::vector<uint64_t> xs = {0, 1, r - 1, r, r + 1, ~uint64_t{0}, ~uint64_t{0} - 1,
+                                uint64_t{1} << 63, (uint64_t{1} << 63) - 1};
+    for (uint64_t k : {uint64_t{2}, uint64_t{3}, uint64_t{1000}, uint64_t{123456789}}) {
+      const u128 kr = static_cast<u128>(k) * r;
+      if (kr >> 64 != 0) continue;
+      for (int d = -1; d <= 1; ++d) xs.push_back(static_cast<uint64_t>(kr) + static_cast<uint64_t>(d));
+    }
+    for (uint64_t x = 0x9E3779B97F4A7C15ull, i = 0; i < 64; ++i) xs.push_back(x *= 0xD1B54A32D192ED03ull);
+    std::vector<uint32_t> words;
+    for (const uint64_t x : xs) {
+      words.push_back(static_cast<uint32_t>(x >> 32));  // W[2i] is the high word
+      words.push_back(static_cast<uint32_t>(x));
+    }
+    detail::KindParams params;
+    params.range64 = r;
+    params.low = -7;
+    for (int t = 0; t < count; ++t) {
+      if ((tables[t].hwy_target & hwy::SupportedTargets()) == 0) continue;
+      std::vector<int64_t> out(xs.size() + 1, 0x5A5A);
+      tables[t].Generate(detail::GenerateKind::kIntegersWideInt64)
+          .convert(params, words.data(), xs.size(), out.data());
+      for (size_t i = 0; i < xs.size(); ++i) {
+        const int64_t want = static_cast<int64_t>(static_cast<uint64_t>(params.low) + xs[i] % r);
+        ASSERT_EQ(out[i], want) << tables[t].name << " r " << r << " x " << xs[i];
+      }
+      EXPECT_EQ(out[xs.size()], 0x5A5A) << "wrote past the end";
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 10);
+}
+
 // The 128 largest words give 1.0f before the flip (SPEC.md said 129: the GPU
 // and the reference count 128), so uniform(0, 1) maps them to 0.
 TEST(Distributions, ExactlyThe128LargestWordsFlipToLow) {

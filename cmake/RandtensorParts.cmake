@@ -1,6 +1,6 @@
 # Decides which optional parts of a randtensor build are built.
 #
-# Each part (TESTS, BENCHMARKS, PYTHON, STATS) has a cache value
+# Each part (TESTS, BENCHMARKS, PYTHON, STATS, MPI) has a cache value
 # RANDTENSOR_BUILD_<part> of ON, OFF or AUTO. randtensor_decide_parts() probes
 # the part's dependencies and sets RANDTENSOR_WITH_<part> (ON/OFF) in the
 # caller's scope:
@@ -63,6 +63,16 @@ function(randtensor_missing_for part out)
     if(NOT pybind11_FOUND)
       list(APPEND missing "pybind11 (pybind11-dev)")
     endif()
+  elseif(part STREQUAL "MPI")
+    # The MPI CLI (mpirun -np P randtensor generate ...), its examples and
+    # tests: an MPI C library with MPI-IO and a launcher (Debian's OpenMPI).
+    find_package(MPI COMPONENTS C QUIET)
+    if(NOT MPI_C_FOUND)
+      list(APPEND missing "MPI (libopenmpi-dev)")
+    endif()
+    if(NOT MPIEXEC_EXECUTABLE)
+      list(APPEND missing "mpirun (openmpi-bin)")
+    endif()
   elseif(part STREQUAL "STATS")
     find_path(TESTU01_INCLUDE_DIR testu01/bbattery.h)
     find_library(TESTU01_LIBRARY NAMES testu01)
@@ -74,7 +84,7 @@ function(randtensor_missing_for part out)
 endfunction()
 
 macro(randtensor_decide_parts)
-  foreach(part TESTS BENCHMARKS PYTHON STATS)
+  foreach(part TESTS BENCHMARKS PYTHON STATS MPI)
     set(RANDTENSOR_WITH_${part} OFF)
     set(value "${RANDTENSOR_BUILD_${part}}")
     if(value STREQUAL "AUTO" OR value)

@@ -16,6 +16,8 @@ python=/usr/bin/python3
 # are errors here (RANDTENSOR_WERROR: randtensor's own targets only).
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DPython3_EXECUTABLE="$python" \
   -DRANDTENSOR_BUILD_TESTS=ON -DRANDTENSOR_BUILD_BENCHMARKS=ON \
-  -DRANDTENSOR_BUILD_PYTHON=ON -DRANDTENSOR_BUILD_STATS=ON -DRANDTENSOR_WERROR=ON
+  -DRANDTENSOR_BUILD_PYTHON=ON -DRANDTENSOR_BUILD_STATS=ON -DRANDTENSOR_BUILD_MPI=ON \
+  -DRANDTENSOR_WERROR=ON
 cmake --build "$build" -j "$jobs"
-ctest --test-dir "$build" --output-on-failure -j "$jobs"
+# Optional Python engines (dask) are required here, not skipped.
+RANDTENSOR_REQUIRE_DASK=1 ctest --test-dir "$build" --output-on-failure -j "$jobs"

@@ -113,7 +113,8 @@ std::vector<uint32_t> ParseUint32List(std::string_view flag, std::string_view te
   return values;
 }
 
-Options::Options(const std::vector<std::string>& args, const std::set<std::string>& known) {
+Options::Options(const std::vector<std::string>& args, const std::set<std::string>& known,
+                 const std::set<std::string>& flags) {
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
     if (arg == "-h" || arg == "--help") {
@@ -123,6 +124,11 @@ Options::Options(const std::vector<std::string>& args, const std::set<std::strin
     if (arg.compare(0, 2, "--") != 0) Fail(kExitUsage, "unexpected argument " + Quote(arg));
     const size_t eq = arg.find('=');
     const std::string name = arg.substr(0, eq);
+    if (flags.count(name) != 0) {
+      if (eq != std::string::npos) Fail(kExitUsage, name + " takes no value");
+      if (!values_.emplace(name, "").second) Fail(kExitUsage, name + " is given twice");
+      continue;
+    }
     if (known.count(name) == 0) Fail(kExitUsage, "unknown option " + Quote(name));
     std::string value;
     if (eq != std::string::npos) {

@@ -50,15 +50,18 @@ int64_t ParseInt64(std::string_view flag, std::string_view text);
 // parameters).
 double ParseDouble(std::string_view flag, std::string_view text);
 
-// The options of one command. Every option takes a value, given as
-// "--name VALUE" or "--name=VALUE", at most once; "-h" / "--help" anywhere
-// asks for usage. Anything else (an unknown option, a missing or empty value,
-// a repeated option, a stray word) is a usage error.
+// The options of one command. Every option in `known` takes a value, given as
+// "--name VALUE" or "--name=VALUE", at most once; every one in `flags` takes
+// none ("--quiet"), at most once; "-h" / "--help" anywhere asks for usage.
+// Anything else (an unknown option, a missing or empty value, a value given
+// to a flag, a repeated option, a stray word) is a usage error.
 class Options {
  public:
-  Options(const std::vector<std::string>& args, const std::set<std::string>& known);
+  Options(const std::vector<std::string>& args, const std::set<std::string>& known,
+          const std::set<std::string>& flags = {});
 
   bool help() const { return help_; }
+  // Whether option or flag `name` was given.
   bool Has(const std::string& name) const { return values_.count(name) != 0; }
   // The value of option `name`; Has(name) must be true.
   const std::string& Get(const std::string& name) const { return values_.at(name); }

@@ -7,19 +7,15 @@
 // sees is printed here.
 
 #include <algorithm>
-#include <cerrno>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
-#include <filesystem>
-#include <memory>
 #include <new>
 #include <optional>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "randtensor/directml.h"
@@ -27,8 +23,12 @@
 #include "randtensor/philox.h"
 #include "randtensor/status.h"
 #include "randtensor/targets.h"
+#include "tools/buffer.h"
 #include "tools/cli_args.h"
 #include "tools/memory_ceiling.h"
+#include "tools/mpi_output.h"
+#include "tools/output_file.h"
+#include "tools/packed_output.h"
 
 #ifndef RANDTENSOR_VERSION
 #error "RANDTENSOR_VERSION must be defined (tools/CMakeLists.txt passes PROJECT_VERSION)"
@@ -62,7 +62,11 @@ constexpr char kUsage[] =
     "                        (default: --seed 0; give --state or --seed, not both)\n"
     "  --threads T           use at most T threads (default: the library's)\n"
     "  --target NAME         force a SIMD target (see `randtensor targets`)\n"
-    "  --out FILE            write the output to FILE in the --format below\n"
+    "  --out FILE            write the output to FILE in the --format below, through a\n"
+    "                        temporary file beside it that replaces FILE only when\n"
+    "                        complete (a failed run leaves an older FILE as it was);\n"
+    "                        --out - writes to standard output, and the state line\n"
+    "                        then goes to standard error\n"
     "  --format raw|npy      what --out holds (needs --out; default raw):\n"
     "                        raw: the buffer, TotalTensorSizeInBytes bytes, little-endian,\n"
     "                          padding bytes set to --pad-byte;\n"
@@ -81,6 +85,11 @@ constexpr char kUsage[] =
     "  --mean M --std S      normal (default 0, 1)\n"
     "  --p P                 bernoulli (default 0.5)\n"
     "  --offset K            start at element K of the stream (sharding; cuRAND's offset)\n"
+    "  --chunk-bytes N       without --strides, --total-bytes and --repeat the tensor is\n"
+    "                        filled and written N bytes at a time (two buffers of N,\n"
+    "                        default 16 MiB, at most 1 GiB): any size in bounded memory\n"
+    "  --quiet               no progress line (shown on stderr for long runs when it is\n"
+    "                        a terminal)\n"
     "  --repeat R            after one warm-up call, time R calls into the same\n"
     "                        buffer and print `GBps: <output bytes / median seconds\n"
     "                        per call / 1e9>` and `Gelem/s: <elements / ...>`. Every\n"
@@ -90,6 +99,9 @@ constexpr char kUsage[] =
     "\n"
     "Invalid arguments exit with status 2 and one line on stderr, before any file\n"
     "is created; a failure to write --out exits with status 1.\n"
+    "Under mpirun (a build with MPI), every rank fills its slab of the tensor and\n"
+    "writes it into FILE with collective MPI-IO: the same bytes as one process\n"
+    "(packed outputs only; docs/mpi.md).\n"
     "The environment variable RANDTENSOR_TARGET forces a target as --target does.\n";
 
 // The seed page's worked example (SPEC.md section 3): counter
@@ -152,6 +164,8 @@ struct GenerateArgs {
   const DtypeInfo* dtype = &kDtypes[0];     // --dtype
   randtensor::Distribution distribution;    // --dist and its parameters
   uint64_t offset = 0;                       // --offset: first stream element
+  uint64_t chunk_bytes = kDefaultChunkBytes;  // --chunk-bytes
+  bool quiet = false;                         // --quiet
 };
 
 // Whether a fill needs the native API: the DirectML-shaped entry point is
@@ -246,84 +260,11 @@ uint64_t ElementCount(const std::vector<uint32_t>& sizes) {
   return n;
 }
 
-// A 64-byte aligned byte buffer: a cache line and an AVX-512 vector, so
-// timings do not depend on where the allocator happened to put it.
-class Buffer {
- public:
-  explicit Buffer(uint64_t bytes) : size_(bytes) {
-    constexpr uint64_t kAlign = 64;
-    // aligned_alloc wants a multiple of the alignment; it cannot be 0 either.
-    if (bytes <= SIZE_MAX - kAlign) {
-      const size_t rounded =
-          static_cast<size_t>((std::max<uint64_t>(bytes, 1) + kAlign - 1) / kAlign * kAlign);
-      data_.reset(static_cast<uint8_t*>(std::aligned_alloc(kAlign, rounded)));
-    }
-    if (data_ == nullptr) {
-      Fail(kExitFailure,
-           "cannot allocate " + std::to_string(bytes) + " bytes for the output buffer");
-    }
-  }
-  uint8_t* data() const { return data_.get(); }
-  size_t size() const { return static_cast<size_t>(size_); }
-
- private:
-  struct Free {
-    void operator()(uint8_t* p) const { std::free(p); }
-  };
-  uint64_t size_;
-  std::unique_ptr<uint8_t, Free> data_;
-};
-
-// Removes a partly written output file. Only a regular file: --out may name a
-// device (/dev/full, /dev/stdout) that must never be unlinked.
-void RemovePartialFile(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::symlink_status(path, ec).type() == std::filesystem::file_type::regular) {
-    std::filesystem::remove(path, ec);
-  }
-}
-
-// An --out file being written. Any failure removes the partly written file
-// and ends the program with status 1.
-class OutputFile {
- public:
-  explicit OutputFile(std::string path) : path_(std::move(path)) {
-    file_ = std::fopen(path_.c_str(), "wb");
-    if (file_ == nullptr) {
-      Fail(kExitFailure, "--out: cannot open '" + path_ + "': " + std::strerror(errno));
-    }
-  }
-  OutputFile(const OutputFile&) = delete;
-  OutputFile& operator=(const OutputFile&) = delete;
-  ~OutputFile() {
-    if (file_ != nullptr) std::fclose(file_);  // only when an exception passes by
-  }
-
-  void Write(const void* data, size_t size) {
-    if (std::fwrite(data, 1, size, file_) != size) Abandon(errno);
-  }
-
-  // fclose flushes, so a full disk often shows up only here.
-  void Close() {
-    if (std::fclose(std::exchange(file_, nullptr)) != 0) Abandon(errno);
-  }
-
- private:
-  [[noreturn]] void Abandon(int error) {
-    if (file_ != nullptr) std::fclose(std::exchange(file_, nullptr));
-    RemovePartialFile(path_);
-    Fail(kExitFailure, "--out: writing '" + path_ + "' failed: " + std::strerror(error));
-  }
-
-  std::string path_;
-  std::FILE* file_ = nullptr;
-};
-
 // --format raw: the buffer byte for byte, padding included.
 void WriteRaw(const std::string& path, const Buffer& buffer) {
   OutputFile file(path);
   file.Write(buffer.data(), buffer.size());
-  file.Close();
+  file.Commit();
 }
 
 // The .npy header (format version 1.0) for a C-ordered `descr` array of shape
@@ -388,7 +329,7 @@ void WriteNpy(const std::string& path, const Buffer& buffer, const std::vector<u
     }
   });
   file.Write(chunk.data(), chunk.size());
-  file.Close();
+  file.Commit();
 }
 
 // ---------------------------------------------------------------------------
@@ -476,6 +417,63 @@ void FillAndTime(const GenerateArgs& args, const FillOnce& fill, GenerateResult*
   result->gbps = result->gelems * args.dtype->size;
 }
 
+// Whether the output is packed and can be filled and written in chunks: no
+// --strides or --total-bytes, and no --repeat (which times whole fills).
+bool IsPacked(const GenerateArgs& args) {
+  return !args.strides.has_value() && !args.total_bytes.has_value() && args.repeat == 0;
+}
+
+// Under mpirun the ranks write one packed file together; the rest would need
+// a single buffer or a single writer.
+void CheckMpiArgs(const GenerateArgs& args) {
+  if (args.strides.has_value() || args.total_bytes.has_value()) {
+    Fail(kExitUsage, "under mpirun generate writes packed tensors only: --strides and "
+                     "--total-bytes are not supported");
+  }
+  if (args.repeat != 0) Fail(kExitUsage, "under mpirun --repeat is not supported");
+  if (args.out == "-") {
+    Fail(kExitUsage, "under mpirun --out - is not supported: the ranks write one shared file "
+                     "(give --out FILE)");
+  }
+}
+
+// A packed tensor, chunk by chunk (each chunk a region of the whole): in this
+// process, or across the ranks of an MPI job. `total_bytes` is the raw
+// buffer's size (the elements rounded up to 4 bytes). The library checks
+// the fill on one element first, so a bad argument exits 2 before any file
+// exists, and that check gives the output state (the whole fill's).
+GenerateResult RunPacked(const GenerateArgs& args, const randtensor::FillOptions& options,
+                         uint64_t total_bytes) {
+  PackedJob job;
+  job.dtype = args.dtype->type;
+  job.element_bytes = args.dtype->size;
+  job.sizes.assign(args.sizes.begin(), args.sizes.end());
+  job.state = args.state;
+  job.options = options;
+  job.options.info = nullptr;
+  if (MpiActive() && args.threads == 0) job.options.threads = MpiDefaultThreads();
+  job.chunk_bytes = args.chunk_bytes;
+  job.quiet = args.quiet;
+  job.pad_byte = args.pad_byte;
+  if (args.out.has_value() && args.format == OutputFormat::kNpy) {
+    job.header = NpyHeader(args.sizes, args.dtype->npy);
+    job.little_endian = true;
+  } else if (args.out.has_value()) {
+    job.tail_bytes = total_bytes - job.elements() * static_cast<uint64_t>(job.element_bytes);
+  }
+  GenerateResult result;
+  CheckPackedJob(job, &result.state_out, &result.info);
+  if (MpiActive()) {
+    MpiWritePacked(job, args.out);
+    return result;
+  }
+  std::optional<OutputFile> out;
+  if (args.out.has_value()) out.emplace(*args.out);
+  WritePacked(job, out.has_value() ? &*out : nullptr);
+  if (out.has_value()) out->Commit();
+  return result;
+}
+
 // Fills (and times, with --repeat) the tensor `args` describes and writes
 // --out. UINT32 bits from element 0 go through the DirectML-shaped entry
 // point (what it accepts and refuses is exactly ExecuteRandomGenerator's);
@@ -483,6 +481,7 @@ void FillAndTime(const GenerateArgs& args, const FillOnce& fill, GenerateResult*
 // (CliError) before printing anything.
 GenerateResult RunGenerate(const GenerateArgs& args) {
   SelectTarget(args.target);
+  if (MpiActive()) CheckMpiArgs(args);
   GenerateResult result;
   randtensor::FillOptions options;
   options.threads = args.threads;
@@ -495,6 +494,7 @@ GenerateResult RunGenerate(const GenerateArgs& args) {
     Status status = generator.Validate();
     if (!status.ok()) Fail(kExitUsage, Message(status));
     if (!calc_error.empty()) Fail(kExitUsage, calc_error);  // not expected: Validate agrees
+    if (IsPacked(args)) return RunPacked(args, options, generator.total_bytes());
     // Padding is never written by the library, so setting the whole buffer to
     // the pad byte first leaves exactly the padding with that value.
     Buffer buffer(generator.total_bytes());
@@ -526,6 +526,7 @@ GenerateResult RunGenerate(const GenerateArgs& args) {
     }
     bytes = *args.total_bytes;
   }
+  if (IsPacked(args)) return RunPacked(args, options, bytes);
   Buffer buffer(bytes);
   std::memset(buffer.data(), args.pad_byte, buffer.size());
   FillAndTime(args, [&](PhiloxState* out, randtensor::FillInfo* info) {
@@ -538,9 +539,13 @@ GenerateResult RunGenerate(const GenerateArgs& args) {
 
 int Generate(const GenerateArgs& args) {
   const GenerateResult result = RunGenerate(args);
-  // Print only at the end: on any failure above stdout stays empty.
-  std::printf("%s\n", FormatState(result.state_out).c_str());
-  if (args.repeat > 0) std::printf("GBps: %.4g\nGelem/s: %.4g\n", result.gbps, result.gelems);
+  // Print only at the end: on any failure above stdout stays empty. With
+  // --out - standard output holds the data, so the text goes to stderr.
+  std::FILE* text = args.out == "-" ? stderr : stdout;
+  std::fprintf(text, "%s\n", FormatState(result.state_out).c_str());
+  if (args.repeat > 0) {
+    std::fprintf(text, "GBps: %.4g\nGelem/s: %.4g\n", result.gbps, result.gelems);
+  }
   return kExitOk;
 }
 
@@ -638,7 +643,8 @@ std::optional<GenerateArgs> ParseGenerateArgs(const std::vector<std::string>& wo
   const Options options(words, {"--sizes", "--strides", "--total-bytes", "--state", "--seed",
                                 "--threads", "--target", "--out", "--format", "--pad-byte",
                                 "--repeat", "--dist", "--dtype", "--low", "--high", "--mean",
-                                "--std", "--p", "--offset"});
+                                "--std", "--p", "--offset", "--chunk-bytes"},
+                        {"--quiet"});
   if (options.help()) return std::nullopt;
   GenerateArgs args;
   if (!options.Has("--sizes")) Fail(kExitUsage, "generate needs --sizes");
@@ -674,6 +680,11 @@ std::optional<GenerateArgs> ParseGenerateArgs(const std::vector<std::string>& wo
   if (options.Has("--offset")) {
     args.offset = ParseNumber("--offset", options.Get("--offset"), UINT64_MAX);
   }
+  if (options.Has("--chunk-bytes")) {
+    args.chunk_bytes = ParseNumber("--chunk-bytes", options.Get("--chunk-bytes"), kMaxChunkBytes);
+    if (args.chunk_bytes == 0) Fail(kExitUsage, "--chunk-bytes: must be at least 1");
+  }
+  args.quiet = options.Has("--quiet");
   return args;
 }
 
@@ -802,10 +813,16 @@ int Run(const std::vector<std::string>& words) {
 
 int main(int argc, char** argv) {
   using randtensor_cli::kExitFailure;
+  // Starts MPI only when an MPI launcher started this process (mpi_output.h).
+  const randtensor_cli::MpiSession mpi(&argc, &argv);
+  const bool speaker = randtensor_cli::MpiRank() == 0;
+  // Under mpirun one rank speaks: every rank parses the same arguments and
+  // the ranks agree on every failure (mpi_output.cc), so rank 0 says it all.
+  if (!speaker && std::freopen("/dev/null", "w", stdout) == nullptr) return kExitFailure;
   try {
     return randtensor_cli::Run(std::vector<std::string>(argv + 1, argv + argc));
   } catch (const randtensor_cli::CliError& error) {
-    std::fprintf(stderr, "randtensor: %s\n", error.message.c_str());
+    if (speaker) std::fprintf(stderr, "randtensor: %s\n", error.message.c_str());
     return error.exit_code;
   } catch (const std::bad_alloc&) {
     std::fprintf(stderr, "randtensor: out of memory\n");

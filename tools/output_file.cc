@@ -1,0 +1,224 @@
+#include "tools/output_file.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <climits>
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <utility>
+
+#include "tools/cli_args.h"
+
+namespace randtensor_cli {
+namespace {
+
+// The temporary file a signal handler must remove: a fixed buffer, since the
+// handler may only make async-signal-safe calls (unlink, signal, raise).
+char g_temp_path[PATH_MAX];
+volatile std::sig_atomic_t g_have_temp = 0;
+constexpr int kCleanupSignals[] = {SIGINT, SIGTERM, SIGHUP};
+struct sigaction g_previous[sizeof(kCleanupSignals) / sizeof(kCleanupSignals[0])];
+
+extern "C" void RemoveTemporaryAndDie(int signal_number) {
+  if (g_have_temp) unlink(g_temp_path);
+  // Die of the same signal, so the parent sees how the run ended.
+  std::signal(signal_number, SIG_DFL);
+  std::raise(signal_number);
+}
+
+void Watch(const std::string& temp) {
+  if (temp.size() >= sizeof(g_temp_path)) return;  // mkstemp would have refused it
+  std::memcpy(g_temp_path, temp.c_str(), temp.size() + 1);
+  g_have_temp = 1;
+  for (size_t i = 0; i < sizeof(kCleanupSignals) / sizeof(kCleanupSignals[0]); ++i) {
+    struct sigaction action = {};
+    action.sa_handler = RemoveTemporaryAndDie;
+    sigemptyset(&action.sa_mask);
+    sigaction(kCleanupSignals[i], &action, &g_previous[i]);
+    // A signal the caller ignores (nohup's SIGHUP) stays ignored.
+    if (g_previous[i].sa_handler == SIG_IGN) sigaction(kCleanupSignals[i], &g_previous[i], nullptr);
+  }
+}
+
+void Unwatch() {
+  if (!g_have_temp) return;
+  for (size_t i = 0; i < sizeof(kCleanupSignals) / sizeof(kCleanupSignals[0]); ++i) {
+    sigaction(kCleanupSignals[i], &g_previous[i], nullptr);
+  }
+  g_have_temp = 0;
+}
+
+std::string DirectoryOf(const std::string& path) {
+  const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+  return parent.empty() ? std::string(".") : parent.string();
+}
+
+// The mode a new FILE gets: an existing file's, else what fopen would give.
+mode_t ModeFor(const std::string& target) {
+  struct stat st;
+  if (stat(target.c_str(), &st) == 0) return st.st_mode & 07777;
+  const mode_t mask = umask(0);
+  umask(mask);
+  return 0666 & ~mask;
+}
+
+ssize_t WriteAll(int fd, const void* data, size_t size) {
+  const char* p = static_cast<const char*>(data);
+  size_t left = size;
+  while (left > 0) {
+    // Linux writes at most 0x7ffff000 bytes per call; ask for no more.
+    const ssize_t n = write(fd, p, left < (size_t{1} << 30) ? left : (size_t{1} << 30));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return -1;
+    }
+    p += n;
+    left -= static_cast<size_t>(n);
+  }
+  return static_cast<ssize_t>(size);
+}
+
+}  // namespace
+
+OutputKind ClassifyOutput(const std::string& path, std::string* target) {
+  *target = path;
+  if (path == "-") return OutputKind::kStdout;
+  // /dev/stdout and friends name a file this process already has open (a
+  // regular file when the shell redirected to one): never rename over it.
+  for (const char* open_file : {"/dev/stdout", "/dev/stderr", "/dev/fd/", "/proc/"}) {
+    if (path.compare(0, std::strlen(open_file), open_file) == 0) return OutputKind::kInPlace;
+  }
+  struct stat st;
+  if (lstat(path.c_str(), &st) != 0) return OutputKind::kReplace;  // new (or unreachable: open says)
+  if (S_ISLNK(st.st_mode)) {
+    struct stat followed;
+    if (stat(path.c_str(), &followed) != 0) return OutputKind::kReplace;  // dangling: replace the link
+    if (!S_ISREG(followed.st_mode)) return OutputKind::kInPlace;
+    char resolved[PATH_MAX];
+    if (realpath(path.c_str(), resolved) != nullptr) *target = resolved;
+    return OutputKind::kReplace;
+  }
+  return S_ISREG(st.st_mode) ? OutputKind::kReplace : OutputKind::kInPlace;
+}
+
+int CreateTemporary(const std::string& target, const std::string& shown, std::string* temp) {
+  std::string name = std::filesystem::path(target).filename().string();
+  if (name.size() > 200) name.resize(200);  // room for the prefix and suffix in NAME_MAX
+  std::string pattern = DirectoryOf(target) + "/." + name + ".randtensor-XXXXXX";
+  const int fd = mkostemp(pattern.data(), O_CLOEXEC);
+  if (fd < 0) {
+    const int error = errno;
+    // A missing directory reads as it did before temporary files.
+    if (error == ENOENT || error == ENOTDIR) {
+      Fail(kExitFailure, "--out: cannot open '" + shown + "': " + std::strerror(error));
+    }
+    Fail(kExitFailure, "--out: cannot create a temporary file in '" + DirectoryOf(target) +
+                           "' for '" + shown + "' (FILE is replaced only when complete): " +
+                           std::strerror(error));
+  }
+  Watch(pattern);
+  if (fchmod(fd, ModeFor(target)) != 0) {
+    const int error = errno;
+    close(fd);
+    DiscardTemporary(pattern);
+    Fail(kExitFailure, "--out: cannot set the mode of a temporary file for '" + shown +
+                           "': " + std::strerror(error));
+  }
+  *temp = pattern;
+  return fd;
+}
+
+void SyncDirectoryOf(const std::string& path) {
+  // Best effort: some file systems refuse to sync a directory; the data
+  // itself was synced before the rename.
+  const int dir = open(DirectoryOf(path).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir < 0) return;
+  fsync(dir);
+  close(dir);
+}
+
+void PublishTemporary(const std::string& temp, const std::string& target,
+                      const std::string& shown) {
+  if (std::rename(temp.c_str(), target.c_str()) != 0) {
+    const int error = errno;
+    DiscardTemporary(temp);
+    Fail(kExitFailure, "--out: cannot rename the finished temporary file to '" + shown +
+                           "': " + std::strerror(error));
+  }
+  Unwatch();
+  SyncDirectoryOf(target);
+}
+
+void WatchTemporary(const std::string& temp) { Watch(temp); }
+
+void UnwatchTemporary() { Unwatch(); }
+
+void DiscardTemporary(const std::string& temp) {
+  unlink(temp.c_str());
+  Unwatch();
+}
+
+OutputFile::OutputFile(const std::string& path) : path_(path) {
+  kind_ = ClassifyOutput(path_, &target_);
+  switch (kind_) {
+    case OutputKind::kStdout:
+      // Binary data on a terminal helps nobody and can upset it.
+      if (isatty(STDOUT_FILENO)) {
+        Fail(kExitUsage, "--out -: standard output is a terminal; redirect it to a file or pipe");
+      }
+      fd_ = STDOUT_FILENO;
+      break;
+    case OutputKind::kInPlace:
+      fd_ = open(path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+      if (fd_ < 0) {
+        Fail(kExitFailure, "--out: cannot open '" + path_ + "': " + std::strerror(errno));
+      }
+      break;
+    case OutputKind::kReplace:
+      fd_ = CreateTemporary(target_, path_, &temp_);
+      break;
+  }
+}
+
+OutputFile::~OutputFile() {
+  if (fd_ < 0) return;
+  if (kind_ != OutputKind::kStdout) close(fd_);
+  if (kind_ == OutputKind::kReplace) DiscardTemporary(temp_);
+}
+
+void OutputFile::Write(const void* data, size_t size) {
+  if (WriteAll(fd_, data, size) < 0) Abandon(errno);
+}
+
+void OutputFile::Commit() {
+  const int fd = std::exchange(fd_, -1);
+  if (kind_ == OutputKind::kStdout) return;
+  // The data reaches the disk before the name points at it: after a crash
+  // FILE is the old file or the whole new one. close() may report a write
+  // error (NFS) only here.
+  if (kind_ == OutputKind::kReplace && fsync(fd) != 0) {
+    fd_ = fd;
+    Abandon(errno);
+  }
+  if (close(fd) != 0) {
+    const int error = errno;
+    if (kind_ == OutputKind::kReplace) DiscardTemporary(temp_);
+    Fail(kExitFailure, "--out: writing '" + path_ + "' failed: " + std::strerror(error));
+  }
+  if (kind_ == OutputKind::kReplace) PublishTemporary(temp_, target_, path_);
+}
+
+void OutputFile::Abandon(int error) {
+  if (kind_ != OutputKind::kStdout) close(fd_);
+  fd_ = -1;
+  if (kind_ == OutputKind::kReplace) DiscardTemporary(temp_);
+  Fail(kExitFailure, "--out: writing '" + (kind_ == OutputKind::kStdout ? std::string("-") : path_) +
+                         "' failed: " + std::strerror(error));
+}
+
+}  // namespace randtensor_cli

@@ -213,12 +213,11 @@ HWY_INLINE void UniformHalf(const KindParams& p, VW w, void* dst) {
   Store16<kStream>(out, static_cast<uint16_t*>(dst));
 }
 
-// bernoulli: 1 if u32(x) < float(p) else 0, as `one` of the output type.
+// bernoulli: 1 if u32(x) < float(p) else 0, as `one` of the output type:
+// the same as x < p.p_words (BernoulliWords, kernels.h).
 HWY_INLINE VW BernoulliBits(const KindParams& p, VW w, uint32_t one) {
   const DW dw;
-  const DF df;
-  const auto hit = hn::RebindMask(dw, hn::Lt(UnitFloat(w), hn::Set(df, p.p_f)));
-  return hn::IfThenElseZero(hit, hn::Set(dw, one));
+  return hn::IfThenElseZero(hn::Lt(w, hn::Set(dw, p.p_words)), hn::Set(dw, one));
 }
 
 #if HWY_TARGET != HWY_SCALAR

@@ -141,6 +141,7 @@ Status ResolveBernoulli(DataType type, const Distribution& d, detail::GenerateKi
     default: return CannotHold(type, d.kind, " yet");
   }
   p->p_f = static_cast<float>(d.p);
+  p->p_words = detail::BernoulliWords(p->p_f);
   p->p_d = d.p;
   return Status();
 }

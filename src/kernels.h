@@ -40,6 +40,7 @@ struct KindParams {
   uint32_t low_bits = 0, high_bits = 0;      // uniform float16/bfloat16: L, H in that type
   float mean_f = 0, std_f = 1;               // normal: float(mean), float(std)
   float p_f = 0;                             // bernoulli: float(p)
+  uint32_t p_words = 0;                      // bernoulli: words x with u32(x) < p_f are [0, p_words)
   uint32_t range = 1;                        // integers: high - low (< 2^28)
   int64_t low = 0;                           // integers: low
   double low_d = 0, high_d = 0, range_d = 0;  // uniform float64: L, H, R = H - L
@@ -47,6 +48,27 @@ struct KindParams {
   double mean_d = 0, std_d = 1;               // normal float64
   uint64_t range64 = 1;                       // integers, two words: high - low
 };
+
+// bernoulli(p) as a threshold on the word: u32(x) = fma(float(x), 2^-32,
+// 2^-33) never decreases as x grows, so the words with u32(x) < p are
+// [0, X) for the smallest X with u32(X) >= p (X <= 2^32 - 128: the 128
+// largest words give 1.0f, which no p passes). One integer compare per word
+// then decides exactly what the float compare would.
+inline uint32_t BernoulliWords(float p) {
+  const auto u32 = [](uint64_t x) {
+    return static_cast<float>(x) * 0x1p-32f + 0x1p-33f;  // exact product: one rounding
+  };
+  uint64_t lo = 0, hi = uint64_t{1} << 32;  // u32(hi - 1) = 1.0f >= p
+  while (lo < hi) {
+    const uint64_t mid = lo + (hi - lo) / 2;
+    if (u32(mid) < p) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  return static_cast<uint32_t>(lo);
+}
 
 // What every kernel needs to know about the stream: word j of the stream is
 // word j % 4 of Philox(start + j / 4, key); `params` are the distribution's.

@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -342,6 +343,27 @@ TEST(Distributions, WideIntegerRemaindersAreExactOnEveryTarget) {
     }
   }
   EXPECT_GT(checked, 10);
+}
+
+// bernoulli compares the word with a threshold X found once per fill
+// (BernoulliWords): X must be exactly where u32 = fma(float(x), 2^-32, 2^-33)
+// first reaches p, computed here in double (exact: float(x) has 24 bits).
+TEST(Distributions, BernoulliThresholdIsWhereTheFloatCompareFlips) {
+  const auto u32 = [](uint64_t x) {
+    const float fx = static_cast<float>(static_cast<uint32_t>(x));  // correctly rounded
+    return static_cast<float>(static_cast<double>(fx) * 0x1p-32 + 0x1p-33);  // one rounding
+  };
+  std::vector<float> ps = {0.0f, 1.0f, 0.5f, 0.1f, 0.3f, 0.999f, 1e-10f, 0x1p-33f, 0x1p-32f,
+                           std::nextafter(1.0f, 0.0f), std::nextafter(0.5f, 1.0f)};
+  for (uint32_t x = 12345, i = 0; i < 200; ++i) ps.push_back(u32(x *= 2654435761u));
+  for (const float p : ps) {
+    const uint64_t X = detail::BernoulliWords(p);
+    if (X > 0) EXPECT_LT(u32(X - 1), p) << p;
+    if (X < (uint64_t{1} << 32)) EXPECT_GE(u32(X), p) << p;
+    EXPECT_LE(X, (uint64_t{1} << 32) - 128) << p;
+  }
+  EXPECT_EQ(detail::BernoulliWords(0.0f), 0u);
+  EXPECT_EQ(detail::BernoulliWords(1.0f), 0xFFFFFF80u);  // the 128 words that give 1.0f fail
 }
 
 // The 128 largest words give 1.0f before the flip (SPEC.md said 129: the GPU

@@ -66,6 +66,7 @@ detail::KindParams SomeParams() {
   p.low_bits = 0xC000u;  // -2 as float16; bfloat16 kinds only compare against these bits
   p.high_bits = 0x4200u;
   p.p_f = 0.5f;
+  p.p_words = detail::BernoulliWords(p.p_f);
   p.range = 1000;
   p.low = -5;
   p.low_d = -2.0;

@@ -694,11 +694,11 @@ void GenerateConverted(const detail::Stream& s, uint64_t first, uint64_t count, 
   const VState lane_block = BlockOfLane();
   // Vectors [0, n) of the run converted to `to`, kStream: non-temporal
   // stores straight from registers (`to` aligned to the vector size).
-  const auto convert_run = [&](uint64_t n, T* to, auto stream) {
+  const auto convert_run = [&](uint64_t n, T* to, auto stream) __attribute__((always_inline)) {
     constexpr bool kStream = decltype(stream)::value;
     for (uint64_t done = 0; done < n;) {
       const size_t k = NextGroup(n - done);  // groups of up to kBatches, as for bits
-      WithGroupSize(k, [&](auto group) {
+      WithGroupSize(k, [&](auto group) __attribute__((always_inline)) {
         constexpr size_t kK = decltype(group)::value;
         VState x0[kK], x1[kK], x2[kK], x3[kK];
         PhiloxBatches<kK>(

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The MPI CLI against independent processes: `mpirun -np 2 randtensor generate`
-# writing one shared file with collective MPI-IO, against two single-process
+# writing one shared file (each rank pwrite()s its slab), against two single-process
 # runs started at once that fill the same two slabs (--offset) into two files
 # in the same directory. Both write the same bytes (checked once), with the
 # same threads per process (one per rank on a 2-core machine: --threads T),

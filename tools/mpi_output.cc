@@ -8,7 +8,12 @@
 #include <mpi.h>
 #include <unistd.h>
 
+#include <fcntl.h>
+
+#include <cerrno>
+#include <cstring>
 #include <exception>
+#include <future>
 #include <memory>
 #include <new>
 #include <utility>
@@ -60,13 +65,6 @@ bool LaunchedByMpi() {
   return false;
 }
 
-std::string MpiErrorText(int code) {
-  char text[MPI_MAX_ERROR_STRING];
-  int length = 0;
-  MPI_Error_string(code, text, &length);
-  return std::string(text, static_cast<size_t>(length));
-}
-
 // Runs a rank's own step and returns its failure, if any, instead of
 // throwing: a rank must never leave the others waiting in a collective call.
 template <typename Step>
@@ -81,11 +79,6 @@ std::optional<CliError> Try(const Step& step) {
   } catch (const std::exception& e) {
     return CliError{kExitFailure, e.what()};
   }
-}
-
-std::optional<CliError> MpiFailure(int code, const std::string& what) {
-  if (code == MPI_SUCCESS) return std::nullopt;
-  return CliError{kExitFailure, what + ": " + MpiErrorText(code)};
 }
 
 // Collective: every rank calls it at the same point with its own failure,
@@ -121,20 +114,68 @@ void BroadcastString(std::string* text) {
 // SIGKILL the slower ranks as soon as the first one dies).
 struct TemporaryGuard {
   std::string path;  // rank 0: to remove
+  int fd = -1;       // rank 0: until the writing starts
   bool watched = false;
   ~TemporaryGuard() {
+    if (fd >= 0) close(fd);
     if (!path.empty()) DiscardTemporary(path);
     if (watched) UnwatchTemporary();
   }
 };
 
-// The shared file, closed (collectively: every rank unwinds from the same
-// Agree) if an error passes by.
+// This rank's descriptor of the shared file, closed if an error passes by.
 struct FileGuard {
-  MPI_File file = MPI_FILE_NULL;
+  int fd = -1;
   ~FileGuard() {
-    if (file != MPI_FILE_NULL) MPI_File_close(&file);
+    if (fd >= 0) close(fd);
   }
+};
+
+// Whether any rank has failed, agreed on without holding the ranks in
+// lockstep: each step posts a nonblocking reduction of this rank's flag and
+// waits only for the one posted kWindow steps earlier, so a rank may run up
+// to kWindow chunks ahead of the slowest. Every rank posts the same
+// reductions in the same order, so all see a failure at the same step.
+class PipelinedAgreement {
+ public:
+  static constexpr int kWindow = 4;
+  PipelinedAgreement() = default;
+  PipelinedAgreement(const PipelinedAgreement&) = delete;
+  PipelinedAgreement& operator=(const PipelinedAgreement&) = delete;
+  ~PipelinedAgreement() { Drain(); }
+
+  // Posts this step's flag; true when a reduction completed now says that
+  // some rank failed (then every rank gets true at this same call).
+  bool Post(bool failed) {
+    Slot& slot = slots_[next_ % kWindow];
+    bool any = false;
+    if (slot.request != MPI_REQUEST_NULL) any = Complete(&slot);
+    slot.mine = failed ? 1 : 0;
+    MPI_Iallreduce(&slot.mine, &slot.any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD, &slot.request);
+    ++next_;
+    return any;
+  }
+
+  // Completes every reduction still in flight (collectively).
+  void Drain() {
+    for (uint64_t i = 0; i < kWindow; ++i) {
+      Slot& slot = slots_[(next_ + i) % kWindow];  // oldest first
+      if (slot.request != MPI_REQUEST_NULL) Complete(&slot);
+    }
+  }
+
+ private:
+  struct Slot {
+    int mine = 0;
+    int any = 0;
+    MPI_Request request = MPI_REQUEST_NULL;
+  };
+  static bool Complete(Slot* slot) {
+    MPI_Wait(&slot->request, MPI_STATUS_IGNORE);
+    return slot->any != 0;
+  }
+  Slot slots_[kWindow];
+  uint64_t next_ = 0;
 };
 
 }  // namespace
@@ -161,8 +202,9 @@ void MpiWritePacked(const PackedJob& job, const std::optional<std::string>& path
   const ChunkPlan plan(job.sizes, static_cast<uint64_t>(job.element_bytes), job.chunk_bytes);
   uint64_t first = 0, end = 0;
   plan.Slab(static_cast<uint64_t>(g_rank), static_cast<uint64_t>(g_size), &first, &end);
-  // Collective writes are matched call for call: every rank makes as many as
-  // the rank with the most chunks, writing nothing once its slab is done.
+  const uint64_t chunks = plan.CountChunks(first, end);
+  // Every rank takes part in as many agreements as the rank with the most
+  // chunks has steps, doing nothing once its own slab is done.
   uint64_t steps = 0;
   for (int r = 0; r < g_size; ++r) {
     uint64_t r_first = 0, r_end = 0;
@@ -181,8 +223,7 @@ void MpiWritePacked(const PackedJob& job, const std::optional<std::string>& path
           Fail(kExitUsage, "--out: under mpirun FILE must be a regular file or a new one, not '" +
                                *path + "'");
         }
-        const int fd = CreateTemporary(target, *path, &temp);
-        close(fd);
+        temporary.fd = CreateTemporary(target, *path, &temp);
         temporary.path = temp;
       });
     }
@@ -193,72 +234,123 @@ void MpiWritePacked(const PackedJob& job, const std::optional<std::string>& path
       temporary.watched = true;
     }
   }
+  // Every rank writes its own range of the file with pwrite(): each slab is
+  // one contiguous range, so MPI-IO's collective buffering would only funnel
+  // the bytes through aggregator ranks in lockstep, and Open MPI 4.1's ompio
+  // reports a failed write (a full disk) as a success.
   FileGuard file;
   if (path.has_value()) {
-    Agree(MpiFailure(
-        MPI_File_open(MPI_COMM_WORLD, temp.c_str(), MPI_MODE_WRONLY, MPI_INFO_NULL, &file.file),
-        "--out: cannot open '" + *path + "' (as '" + temp + "')"));
-  }
-  const std::string written = path.has_value() ? "--out: writing '" + *path + "' failed" : "";
-  if (path.has_value()) {
     std::optional<CliError> failure;
-    if (g_rank == 0 && !job.header.empty()) {  // the .npy header
-      failure = MpiFailure(MPI_File_write_at(file.file, 0, job.header.data(),
-                                             static_cast<int>(job.header.size()), MPI_BYTE,
-                                             MPI_STATUS_IGNORE),
-                           written);
+    if (g_rank == 0) {
+      file.fd = std::exchange(temporary.fd, -1);
+    } else {
+      file.fd = open(temp.c_str(), O_WRONLY | O_CLOEXEC);
+      if (file.fd < 0) {
+        failure = CliError{kExitFailure, "--out: cannot open '" + *path + "' (as '" + temp +
+                                             "'): " + std::strerror(errno)};
+      }
     }
     Agree(failure);
   }
+  const std::string written = path.has_value() ? "--out: writing '" + *path + "' failed" : "";
+  const auto write_at = [&](uint64_t at, const void* data, uint64_t bytes) {
+    const char* p = static_cast<const char*>(data);
+    while (bytes > 0) {
+      const ssize_t n = pwrite(file.fd, p, static_cast<size_t>(bytes), static_cast<off_t>(at));
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        Fail(kExitFailure, written + ": " + std::strerror(errno));
+      }
+      p += n;
+      at += static_cast<uint64_t>(n);
+      bytes -= static_cast<uint64_t>(n);
+    }
+  };
 
-  std::unique_ptr<Buffer> buffer;
+  // Two buffers when the slab has several chunks large enough to be worth a
+  // thread: a helper thread fills the next chunk while this one (the only
+  // thread that calls MPI) writes the last.
   const uint64_t capacity = (plan.max_chunk_elements() * job.element_bytes + 3) / 4 * 4;
-  Agree(Try([&] {
-    if (end > first) buffer = std::make_unique<Buffer>(capacity);
-  }));
+  const bool overlap = path.has_value() && chunks > 1 && capacity >= kOverlapBytes;
+  std::unique_ptr<Buffer> buffers[2];
+  std::optional<CliError> failure = Try([&] {
+    if (chunks > 0) buffers[0] = std::make_unique<Buffer>(capacity);
+    if (overlap) buffers[1] = std::make_unique<Buffer>(capacity);
+    if (path.has_value() && g_rank == 0) write_at(0, job.header.data(), job.header.size());
+  });
+  Agree(failure);
+  const auto fill = [&job, capacity](const Chunk& chunk, uint8_t* data) {
+    const randtensor::Status status = FillChunk(job, chunk, data, capacity, nullptr);
+    if (!status.ok()) Fail(kExitFailure, status.message());
+  };
+
   const uint64_t slab_bytes = (end - first) * plan.row_elements() * job.element_bytes;
   Progress progress(slab_bytes, g_rank == 0 && !job.quiet);  // rank 0's share stands for all
   uint64_t done = 0;
-  char nothing = 0;  // the buffer of a rank that writes nothing
-  for (uint64_t step = 0, row = first; step < steps; ++step) {
-    MPI_Offset at = 0;
-    int bytes = 0;
-    Agree(Try([&] {
-      if (row >= end) return;
-      const Chunk chunk = plan.ChunkAt(row, end);
-      row += chunk.rows;
-      const randtensor::Status status = FillChunk(job, chunk, buffer->data(), capacity, nullptr);
-      if (!status.ok()) Fail(kExitFailure, status.message());
-      at = static_cast<MPI_Offset>(job.header.size() + chunk.first_element * job.element_bytes);
-      bytes = static_cast<int>(chunk.elements * job.element_bytes);  // <= kMaxChunkBytes
-    }));
-    if (path.has_value()) {
-      void* data = bytes > 0 ? static_cast<void*>(buffer->data()) : &nothing;
-      Agree(MpiFailure(
-          MPI_File_write_at_all(file.file, at, data, bytes, MPI_BYTE, MPI_STATUS_IGNORE),
-          written));
+  PipelinedAgreement agreement;
+  // Step 0 fills the first chunk; step s > 0 writes chunk s - 1 (when this
+  // rank has one) while the helper fills chunk s.
+  uint64_t row = first;
+  Chunk current, next;
+  int which = 0;  // the buffer that holds `current`
+  for (uint64_t step = 0; step <= steps; ++step) {
+    if (!failure.has_value()) {
+      // Declared after the chunks and the buffers: an error that unwinds
+      // waits for the fill in flight before they go.
+      std::future<void> filling;
+      failure = Try([&] {
+        const bool have_current = step > 0 && current.elements > 0;
+        next = Chunk{};
+        if (row < end) {
+          next = plan.ChunkAt(row, end);
+          row += next.rows;
+          uint8_t* data = buffers[overlap ? which ^ 1 : 0]->data();
+          if (overlap && have_current) {
+            filling = std::async(std::launch::async, [&fill, &next, data] { fill(next, data); });
+          } else if (!have_current) {
+            fill(next, data);
+          }
+        }
+        if (have_current && path.has_value()) {
+          write_at(job.header.size() + current.first_element * job.element_bytes,
+                   buffers[which]->data(), current.elements * job.element_bytes);
+        }
+        if (filling.valid()) filling.get();  // rethrows the fill's error
+        if (have_current && next.elements > 0 && !overlap) fill(next, buffers[0]->data());
+        if (have_current) done += current.elements * job.element_bytes;
+        if (overlap && next.elements > 0) which ^= 1;
+        current = next;
+      });
     }
-    done += static_cast<uint64_t>(bytes);
+    if (agreement.Post(failure.has_value())) break;  // some rank failed
     progress.Update(done);
   }
+  agreement.Drain();
+  Agree(failure);
   if (!path.has_value()) return;
 
   // Raw padding after the last element (fewer than 4 bytes), then the data
   // reaches the disk before rank 0 renames the file into place.
-  std::optional<CliError> failure;
+  failure.reset();
   if (g_rank == 0 && job.tail_bytes != 0) {
-    const std::vector<char> tail(static_cast<size_t>(job.tail_bytes),
-                                 static_cast<char>(job.pad_byte));
-    failure = MpiFailure(
-        MPI_File_write_at(file.file,
-                          static_cast<MPI_Offset>(job.file_bytes() - job.tail_bytes),
-                          tail.data(), static_cast<int>(tail.size()), MPI_BYTE,
-                          MPI_STATUS_IGNORE),
-        written);
+    failure = Try([&] {
+      const std::vector<char> tail(static_cast<size_t>(job.tail_bytes),
+                                   static_cast<char>(job.pad_byte));
+      write_at(job.file_bytes() - job.tail_bytes, tail.data(), tail.size());
+    });
   }
   Agree(failure);
-  Agree(MpiFailure(MPI_File_sync(file.file), written));
-  Agree(MpiFailure(MPI_File_close(&file.file), written));
+  // Each rank syncs what it wrote (on a local file system the first fsync
+  // finds the others' pages on their way already); close() may report a
+  // write error (NFS) only here.
+  Agree(Try([&] {
+    if (fsync(file.fd) != 0) Fail(kExitFailure, written + ": " + std::strerror(errno));
+  }));
+  Agree(Try([&] {
+    if (close(std::exchange(file.fd, -1)) != 0) {
+      Fail(kExitFailure, written + ": " + std::strerror(errno));
+    }
+  }));
   if (temporary.watched) {  // rank 0 renames it now: nothing left to remove
     UnwatchTemporary();
     temporary.watched = false;

@@ -1,8 +1,8 @@
 // `generate` under an MPI launcher (mpirun -np P randtensor generate ...):
 // every rank fills its slab of the global tensor, chunk by chunk (each chunk
-// a region, SPEC.md section 10), and writes it into one shared file with
-// collective MPI-IO, so the file is byte for byte the one a single process
-// writes. docs/mpi.md is the user's side.
+// a region, SPEC.md section 10), on a helper thread while it pwrite()s the
+// last chunk into its own range of one shared file, so the file is byte for
+// byte the one a single process writes. docs/mpi.md is the user's side.
 //
 // MPI starts only when the environment says a launcher started this process
 // (OMPI_COMM_WORLD_SIZE, PMI_SIZE, PMIX_RANK): a plain run never touches MPI.

@@ -12,10 +12,6 @@
 namespace randtensor_cli {
 namespace {
 
-// Chunks at least this large are written on a second thread while the next
-// is filled; below it a thread per chunk would cost more than it hides.
-constexpr uint64_t kOverlapBytes = uint64_t{256} << 10;
-
 void SwapToLittleEndian(uint8_t* data, uint64_t elements, int size) {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
   for (uint64_t e = 0; e < elements; ++e) std::reverse(data + e * size, data + (e + 1) * size);

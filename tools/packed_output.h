@@ -23,6 +23,9 @@ class OutputFile;
 // 2 GiB to a file took 1.1 s here, 3.3 s with 64 MiB (streamed, then read
 // back from memory) and 1.8 s with 4 MiB (benchmarks/mpi_write.sh's machine).
 inline constexpr uint64_t kDefaultChunkBytes = uint64_t{16} << 20;
+// Chunks at least this large are filled on one thread while another writes
+// the last; below it a thread per chunk would cost more than it hides.
+inline constexpr uint64_t kOverlapBytes = uint64_t{256} << 10;
 // The most --chunk-bytes may ask for: MPI-IO counts bytes in an int.
 inline constexpr uint64_t kMaxChunkBytes = uint64_t{1} << 30;
 

@@ -218,3 +218,27 @@ def test_mpi4py_example_equals_one_process(tmp_path):
         assert array.dtype == numpy.float32 and array.shape == (301, 17)
         outputs.append(got)
     assert all(o == outputs[0] for o in outputs)  # and byte for byte whatever the ranks
+
+
+def test_a_full_disk_fails_on_every_rank_and_keeps_the_older_file(tmp_path):
+    """A write that fails (ENOSPC on a small tmpfs) fails the job: Open MPI
+    4.1's ompio reported such writes as successes and published a file with
+    holes. Needs the right to mount a tmpfs (root); skipped otherwise."""
+    small = tmp_path / "small"
+    small.mkdir()
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=8m", "tmpfs", str(small)],
+                      capture_output=True).returncode != 0:
+        pytest.skip("cannot mount a small tmpfs here")
+    try:
+        out = small / "keep.bin"
+        out.write_bytes(b"older contents")
+        for ranks, chunk in [(2, 1 << 20), (3, 100000)]:
+            result = mpirun(ranks, cli(), "generate", "--sizes", "64,65536", "--threads", "1",
+                            "--chunk-bytes", chunk, "--out", out)
+            assert result.returncode == 1, result.stderr
+            lines = randtensor_lines(result.stderr)
+            assert len(lines) == 1 and "No space left on device" in lines[0], result.stderr
+            assert out.read_bytes() == b"older contents"
+            assert leftovers(small) == []
+    finally:
+        subprocess.run(["umount", str(small)], capture_output=True)

@@ -145,28 +145,25 @@ HWY_INLINE VW Bfloat16Bits(VF f) {
 }
 
 // A store of one vector of elements: plain (any alignment), or with
-// kStream a non-temporal store (p aligned to the vector) where the vector is
+// `stream` a non-temporal store (p aligned to the vector) where the vector is
 // a whole 16 bytes or more; smaller ones (SSE4's quarter vectors) store
 // plainly either way.
-template <bool kStream, class D, class V, typename T>
-HWY_INLINE void Put(D d, V v, T* HWY_RESTRICT p) {
-  if constexpr (kStream && hn::MaxLanes(D()) * sizeof(T) >= 16) {
-    hn::Stream(v, d, p);
-  } else {
-    hn::StoreU(v, d, p);
+template <class D, class V, typename T>
+HWY_INLINE void Put(D d, V v, T* HWY_RESTRICT p, bool stream) {
+  if constexpr (hn::MaxLanes(D()) * sizeof(T) >= 16) {
+    if (stream) return hn::Stream(v, d, p);
   }
+  hn::StoreU(v, d, p);
 }
 
 // Stores the low 16 / 8 bits of each word (values that fit).
-template <bool kStream = false>
-HWY_INLINE void Store16(VW v, uint16_t* dst) {
+HWY_INLINE void Store16(VW v, uint16_t* dst, bool stream = false) {
   const hn::Rebind<uint16_t, DW> d16;
-  Put<kStream>(d16, hn::DemoteTo(d16, hn::BitCast(DI(), v)), dst);
+  Put(d16, hn::DemoteTo(d16, hn::BitCast(DI(), v)), dst, stream);
 }
-template <bool kStream = false>
-HWY_INLINE void Store8(VW v, uint8_t* dst) {
+HWY_INLINE void Store8(VW v, uint8_t* dst, bool stream = false) {
   const hn::Rebind<uint8_t, DW> d8;
-  Put<kStream>(d8, hn::DemoteTo(d8, hn::BitCast(DI(), v)), dst);
+  Put(d8, hn::DemoteTo(d8, hn::BitCast(DI(), v)), dst, stream);
 }
 
 // uniform: t = fma(u, R, L) in float; t == H flips to L (PyTorch's (0, 1] ->
@@ -179,16 +176,15 @@ HWY_INLINE VF UniformFloat(const KindParams& p, VW w) {
   return FmaExact(UnitFloat(w), hn::Set(df, p.range_f), hn::Set(df, p.low_f));
 }
 
-template <bool kStream = false>
-HWY_INLINE void UniformFloat32(const KindParams& p, VW w, void* dst) {
+HWY_INLINE void UniformFloat32(const KindParams& p, VW w, void* dst, bool stream) {
   const DF df;
   const VF t = UniformFloat(p, w);
   const VF out = hn::IfThenElse(hn::Eq(t, hn::Set(df, p.high_f)), hn::Set(df, p.low_f), t);
-  Put<kStream>(df, out, static_cast<float*>(dst));
+  Put(df, out, static_cast<float*>(dst), stream);
 }
 
-template <bool kBfloat16, bool kStream = false>
-HWY_INLINE void UniformHalf(const KindParams& p, VW w, void* dst) {
+template <bool kBfloat16>
+HWY_INLINE void UniformHalf(const KindParams& p, VW w, void* dst, bool stream) {
   const DW dw;
   const VF t = UniformFloat(p, w);
 #if HWY_TARGET <= HWY_AVX2 && HWY_ARCH_X86
@@ -200,17 +196,17 @@ HWY_INLINE void UniformHalf(const KindParams& p, VW w, void* dst) {
     const hn::Rebind<uint16_t, DF> d16;
     const auto bits = hn::BitCast(d16, hn::DemoteTo(dh, t));
     const auto high = hn::Set(d16, static_cast<uint16_t>(p.high_bits));
-    Put<kStream>(d16,
+    Put(d16,
                  hn::IfThenElse(hn::Eq(bits, high),
                                 hn::Set(d16, static_cast<uint16_t>(p.low_bits)), bits),
-                 static_cast<uint16_t*>(dst));
+                 static_cast<uint16_t*>(dst), stream);
     return;
   }
 #endif
   const VW bits = kBfloat16 ? Bfloat16Bits(t) : Float16Bits(t);
   const VW out =
       hn::IfThenElse(hn::Eq(bits, hn::Set(dw, p.high_bits)), hn::Set(dw, p.low_bits), bits);
-  Store16<kStream>(out, static_cast<uint16_t*>(dst));
+  Store16(out, static_cast<uint16_t*>(dst), stream);
 }
 
 // bernoulli: 1 if u32(x) < float(p) else 0, as `one` of the output type:
@@ -283,18 +279,19 @@ HWY_INLINE VU64 ModRange64(const KindParams& p, VU64 x) {
 
 // integers (one word, high - low < 2^28): low + (x mod r), exact in T
 // (ResolveIntegers checks the range).
-template <bool kStream = false, typename T>
-HWY_INLINE void Integers(const KindParams& p, VW w, T* out) {
+template <typename T>
+HWY_INLINE void Integers(const KindParams& p, VW w, T* out, bool stream) {
 #if HWY_TARGET == HWY_SCALAR
+  (void)stream;
   out[0] = static_cast<T>(p.low + static_cast<int64_t>(hn::GetLane(w) % p.range));
 #else
   const DW dw;
   const VW m = ModRange(p, w);
   const VW low32 = hn::Set(dw, static_cast<uint32_t>(p.low));
   if constexpr (std::is_same<T, int32_t>::value) {
-    Put<kStream>(dw, hn::Add(m, low32), reinterpret_cast<uint32_t*>(out));  // two's complement
+    Put(dw, hn::Add(m, low32), reinterpret_cast<uint32_t*>(out), stream);  // two's complement
   } else if constexpr (std::is_same<T, float>::value) {
-    Put<kStream>(DF(), hn::ConvertTo(DF(), hn::BitCast(DI(), hn::Add(m, low32))), out);
+    Put(DF(), hn::ConvertTo(DF(), hn::BitCast(DI(), hn::Add(m, low32))), out, stream);
   } else {
     const DU64 du;
     const DD dd;
@@ -304,29 +301,29 @@ HWY_INLINE void Integers(const KindParams& p, VW w, T* out) {
     const VU64 hi = hn::PromoteTo(du, hn::UpperHalf(dh, m));
     if constexpr (std::is_same<T, int64_t>::value) {
       const VU64 low = hn::Set(du, static_cast<uint64_t>(p.low));  // wraps: two's complement
-      Put<kStream>(du, hn::Add(lo, low), reinterpret_cast<uint64_t*>(out));
-      Put<kStream>(du, hn::Add(hi, low), reinterpret_cast<uint64_t*>(out) + half);
+      Put(du, hn::Add(lo, low), reinterpret_cast<uint64_t*>(out), stream);
+      Put(du, hn::Add(hi, low), reinterpret_cast<uint64_t*>(out) + half, stream);
     } else {
       const VD low = hn::Set(dd, static_cast<double>(p.low));  // |low + m| <= 2^53: exact
-      Put<kStream>(dd, hn::Add(math::DoubleOfSmall(dd, lo), low), out);
-      Put<kStream>(dd, hn::Add(math::DoubleOfSmall(dd, hi), low), out + half);
+      Put(dd, hn::Add(math::DoubleOfSmall(dd, lo), low), out, stream);
+      Put(dd, hn::Add(math::DoubleOfSmall(dd, hi), low), out + half, stream);
     }
   }
 #endif
 }
 
 // Stores float16 (RNE, subnormals, overflow) or bfloat16 bits of t.
-template <bool kBfloat16, bool kStream = false>
-HWY_INLINE void StoreHalf(VF t, uint16_t* dst) {
+template <bool kBfloat16>
+HWY_INLINE void StoreHalf(VF t, uint16_t* dst, bool stream = false) {
 #if HWY_TARGET <= HWY_AVX2 && HWY_ARCH_X86
   if constexpr (!kBfloat16) {
     const hn::Rebind<hwy::float16_t, DF> dh;  // F16C, as in UniformHalf
-    Put<kStream>(hn::Rebind<uint16_t, DF>(),
-                 hn::BitCast(hn::Rebind<uint16_t, DF>(), hn::DemoteTo(dh, t)), dst);
+    Put(hn::Rebind<uint16_t, DF>(),
+                 hn::BitCast(hn::Rebind<uint16_t, DF>(), hn::DemoteTo(dh, t)), dst, stream);
     return;
   }
 #endif
-  Store16<kStream>(kBfloat16 ? Bfloat16Bits(t) : Float16Bits(t), dst);
+  Store16(kBfloat16 ? Bfloat16Bits(t) : Float16Bits(t), dst, stream);
 }
 
 // ---------------------------------------------------------------- normal
@@ -437,32 +434,32 @@ HWY_INLINE void NormalDouble(DD2 dd, const KindParams& p, V u, V v, V* out0, V* 
 // ------------------------------------------------------------ dispatch
 
 // One vector of words -> Lanes(DW) elements of a one-word, element-wise kind.
-template <GenerateKind kKind, bool kStream = false>
-HWY_INLINE void ConvertVector(const KindParams& p, VW w, void* dst) {
+template <GenerateKind kKind>
+HWY_INLINE void ConvertVector(const KindParams& p, VW w, void* dst, bool stream = false) {
   if constexpr (kKind == GenerateKind::kUniformFloat32) {
-    UniformFloat32<kStream>(p, w, dst);
+    UniformFloat32(p, w, dst, stream);
   } else if constexpr (kKind == GenerateKind::kUniformFloat16) {
-    UniformHalf<false, kStream>(p, w, dst);
+    UniformHalf<false>(p, w, dst, stream);
   } else if constexpr (kKind == GenerateKind::kUniformBfloat16) {
-    UniformHalf<true, kStream>(p, w, dst);
+    UniformHalf<true>(p, w, dst, stream);
   } else if constexpr (kKind == GenerateKind::kBernoulliUint8) {
-    Store8<kStream>(BernoulliBits(p, w, 1), static_cast<uint8_t*>(dst));
+    Store8(BernoulliBits(p, w, 1), static_cast<uint8_t*>(dst), stream);
   } else if constexpr (kKind == GenerateKind::kBernoulliInt32) {
-    Put<kStream>(DW(), BernoulliBits(p, w, 1), static_cast<uint32_t*>(dst));
+    Put(DW(), BernoulliBits(p, w, 1), static_cast<uint32_t*>(dst), stream);
   } else if constexpr (kKind == GenerateKind::kBernoulliFloat32) {
-    Put<kStream>(DW(), BernoulliBits(p, w, 0x3F800000u), static_cast<uint32_t*>(dst));
+    Put(DW(), BernoulliBits(p, w, 0x3F800000u), static_cast<uint32_t*>(dst), stream);
   } else if constexpr (kKind == GenerateKind::kBernoulliFloat16) {
-    Store16<kStream>(BernoulliBits(p, w, 0x3C00u), static_cast<uint16_t*>(dst));
+    Store16(BernoulliBits(p, w, 0x3C00u), static_cast<uint16_t*>(dst), stream);
   } else if constexpr (kKind == GenerateKind::kBernoulliBfloat16) {
-    Store16<kStream>(BernoulliBits(p, w, 0x3F80u), static_cast<uint16_t*>(dst));
+    Store16(BernoulliBits(p, w, 0x3F80u), static_cast<uint16_t*>(dst), stream);
   } else if constexpr (kKind == GenerateKind::kIntegersInt32) {
-    Integers<kStream>(p, w, static_cast<int32_t*>(dst));
+    Integers(p, w, static_cast<int32_t*>(dst), stream);
   } else if constexpr (kKind == GenerateKind::kIntegersInt64) {
-    Integers<kStream>(p, w, static_cast<int64_t*>(dst));
+    Integers(p, w, static_cast<int64_t*>(dst), stream);
   } else if constexpr (kKind == GenerateKind::kIntegersFloat32) {
-    Integers<kStream>(p, w, static_cast<float*>(dst));
+    Integers(p, w, static_cast<float*>(dst), stream);
   } else if constexpr (kKind == GenerateKind::kIntegersFloat64) {
-    Integers<kStream>(p, w, static_cast<double*>(dst));
+    Integers(p, w, static_cast<double*>(dst), stream);
   } else {
     static_assert(kKind == GenerateKind::kCount, "not a one-word element-wise kind");
   }
@@ -489,9 +486,9 @@ constexpr size_t VectorGroup() {
 #if HWY_TARGET != HWY_SCALAR
 // n vectors of stream words (n a multiple of VectorGroup) -> n Lanes(DW) /
 // w elements of kind at out, in stream order.
-template <GenerateKind kKind, bool kStream = false,
-          typename T = typename detail::KindTraits<kKind>::Type>
-HWY_INLINE void ConvertVectors(const KindParams& p, const VW* w, size_t n, T* out) {
+template <GenerateKind kKind, typename T = typename detail::KindTraits<kKind>::Type>
+HWY_INLINE void ConvertVectors(const KindParams& p, const VW* w, size_t n, T* out,
+                               bool stream = false) {
   const DW dw;
   const DD dd;
   const DU64 du;
@@ -500,9 +497,9 @@ HWY_INLINE void ConvertVectors(const KindParams& p, const VW* w, size_t n, T* ou
     for (size_t g = 0; g < n; ++g) {
       const VF t = FmaExact(BoxMullerFloat(w[g]), hn::Set(DF(), p.std_f), hn::Set(DF(), p.mean_f));
       if constexpr (kKind == GenerateKind::kNormalFloat32) {
-        Put<kStream>(DF(), t, out + g * N);
+        Put(DF(), t, out + g * N, stream);
       } else {
-        StoreHalf<kKind == GenerateKind::kNormalBfloat16, kStream>(t, out + g * N);
+        StoreHalf<kKind == GenerateKind::kNormalBfloat16>(t, out + g * N, stream);
       }
     }
   } else if constexpr (kKind == GenerateKind::kNormalFloat64) {
@@ -512,20 +509,20 @@ HWY_INLINE void ConvertVectors(const KindParams& p, const VW* w, size_t n, T* ou
       VD z0, z1;
       NormalDouble(dd, p, UnitDouble(hn::InterleaveLower(du, a, b), 0x1p-53),
                    UnitDouble(hn::InterleaveUpper(du, a, b), 0x1p-52), &z0, &z1);
-      Put<kStream>(dd, hn::InterleaveLower(dd, z0, z1), out + g * N64);
-      Put<kStream>(dd, hn::InterleaveUpper(dd, z0, z1), out + (g + 1) * N64);
+      Put(dd, hn::InterleaveLower(dd, z0, z1), out + g * N64, stream);
+      Put(dd, hn::InterleaveUpper(dd, z0, z1), out + (g + 1) * N64, stream);
     }
   } else if constexpr (kKind == GenerateKind::kUniformFloat64) {
     for (size_t g = 0; g < n; ++g) {
       const VD t = math::FmaD(dd, UnitDouble(hn::BitCast(du, w[g]), 0x1p-53), hn::Set(dd, p.range_d),
                               hn::Set(dd, p.low_d));
-      Put<kStream>(dd, hn::IfThenElse(hn::Eq(t, hn::Set(dd, p.high_d)), hn::Set(dd, p.low_d), t),
-                   out + g * N64);
+      Put(dd, hn::IfThenElse(hn::Eq(t, hn::Set(dd, p.high_d)), hn::Set(dd, p.low_d), t),
+                   out + g * N64, stream);
     }
   } else if constexpr (kKind == GenerateKind::kBernoulliFloat64) {
     for (size_t g = 0; g < n; ++g) {
       const auto hit = hn::Lt(UnitDouble(hn::BitCast(du, w[g]), 0x1p-53), hn::Set(dd, p.p_d));
-      Put<kStream>(dd, hn::IfThenElseZero(hit, hn::Set(dd, 1.0)), out + g * N64);
+      Put(dd, hn::IfThenElseZero(hit, hn::Set(dd, 1.0)), out + g * N64, stream);
     }
   } else if constexpr (IsWideInteger(kKind)) {
     for (size_t g = 0; g < n; ++g) {
@@ -534,7 +531,7 @@ HWY_INLINE void ConvertVectors(const KindParams& p, const VW* w, size_t n, T* ou
       // low + m: within T (checked); wrap-around is the two's complement value.
       const VU64 v = hn::Add(ModRange64(p, x), hn::Set(du, static_cast<uint64_t>(p.low)));
       if constexpr (std::is_same<T, int64_t>::value) {
-        Put<kStream>(du, v, reinterpret_cast<uint64_t*>(out + g * N64));
+        Put(du, v, reinterpret_cast<uint64_t*>(out + g * N64), stream);
       } else {
         HWY_ALIGN uint64_t lanes[hn::MaxLanes(du)];
         hn::Store(v, du, lanes);
@@ -542,7 +539,7 @@ HWY_INLINE void ConvertVectors(const KindParams& p, const VW* w, size_t n, T* ou
       }
     }
   } else {
-    for (size_t g = 0; g < n; ++g) ConvertVector<kKind, kStream>(p, w[g], out + g * N);
+    for (size_t g = 0; g < n; ++g) ConvertVector<kKind>(p, w[g], out + g * N, stream);
   }
 }
 
@@ -692,35 +689,38 @@ void GenerateConverted(const detail::Stream& s, uint64_t first, uint64_t count, 
   Counter128 c = s.start.Plus(first / kPerBlock);
   first += vectors * per_vector;
   const VState lane_block = BlockOfLane();
-  // Vectors [0, n) of the run converted to `to`, kStream: non-temporal
-  // stores straight from registers (`to` aligned to the vector size).
-  const auto convert_run = [&](uint64_t n, T* to, auto stream) __attribute__((always_inline)) {
-    constexpr bool kStream = decltype(stream)::value;
-    for (uint64_t done = 0; done < n;) {
-      const size_t k = NextGroup(n - done);  // groups of up to kBatches, as for bits
-      WithGroupSize(k, [&](auto group) __attribute__((always_inline)) {
-        constexpr size_t kK = decltype(group)::value;
-        VState x0[kK], x1[kK], x2[kK], x3[kK];
-        PhiloxBatches<kK>(
-            c, [&](size_t b) { return uint64_t{b} * nb; }, lane_block, nb - 1, s.keys, x0, x1,
-            x2, x3);
-        for (size_t b = 0; b < kK; ++b) {
-          VW v[kOut];
-          TransposeBlocks(x0[b], x1[b], x2[b], x3[b], [&](VW t, size_t i) { v[i] = t; });
-          ConvertVectors<kKind, kStream>(s.params, v, kOut, to + (done + b) * per_vector);
-        }
-      });
-      c = c.Plus(k * nb);
-      done += k;
+  // Vectors [0, n) of the run converted to `to`; `stream`: non-temporal
+  // stores straight from registers (`to` aligned to the vector size). Groups
+  // of kBatches vectors and single ones for the rest: two instantiations per
+  // kind and target, not one per group size (the conversions make this file
+  // the build's longest compile).
+  const auto convert_run = [&](uint64_t n, T* to, bool stream) __attribute__((always_inline)) {
+    const auto batches = [&](auto group, uint64_t done) __attribute__((always_inline)) {
+      constexpr size_t kK = decltype(group)::value;
+      VState x0[kK], x1[kK], x2[kK], x3[kK];
+      PhiloxBatches<kK>(
+          c, [&](size_t b) { return uint64_t{b} * nb; }, lane_block, nb - 1, s.keys, x0, x1, x2,
+          x3);
+      for (size_t b = 0; b < kK; ++b) {
+        VW v[kOut];
+        TransposeBlocks(x0[b], x1[b], x2[b], x3[b], [&](VW t, size_t i) { v[i] = t; });
+        ConvertVectors<kKind>(s.params, v, kOut, to + (done + b) * per_vector, stream);
+      }
+      c = c.Plus(kK * nb);
+    };
+    uint64_t done = 0;
+    for (; done + kBatches <= n; done += kBatches) {
+      batches(std::integral_constant<size_t, kBatches>(), done);
     }
+    for (; done < n; ++done) batches(std::integral_constant<size_t, 1>(), done);
   };
   if (!streaming) {
-    convert_run(vectors, out, std::false_type());
+    convert_run(vectors, out, false);
     out += vectors * per_vector;
   } else if (reinterpret_cast<uintptr_t>(out) % kVectorBytes == 0) {
     // Every store is a whole vector (or a half or quarter of one) at a
     // multiple of its own size from `out`: all aligned.
-    convert_run(vectors, out, std::true_type());
+    convert_run(vectors, out, true);
     out += vectors * per_vector;
   } else {
     // Misaligned: pieces of 4 KiB converted into L1, then streamed by
@@ -730,7 +730,7 @@ void GenerateConverted(const detail::Stream& s, uint64_t first, uint64_t count, 
     const uint64_t stage_vectors = std::max<uint64_t>(1, kStageBytes / (per_vector * sizeof(T)));
     while (vectors != 0) {
       const uint64_t n = std::min(vectors, stage_vectors);
-      convert_run(n, stage, std::false_type());
+      convert_run(n, stage, false);
       StreamCopyBytes(reinterpret_cast<const uint8_t*>(stage), n * per_vector * sizeof(T),
                       reinterpret_cast<uint8_t*>(out));
       out += n * per_vector;

@@ -140,8 +140,7 @@ Status ResolveBernoulli(DataType type, const Distribution& d, detail::GenerateKi
     case DataType::kFloat64: *kind = detail::GenerateKind::kBernoulliFloat64; break;
     default: return CannotHold(type, d.kind, " yet");
   }
-  p->p_f = static_cast<float>(d.p);
-  p->p_words = detail::BernoulliWords(p->p_f);
+  p->p_words = detail::BernoulliWords(static_cast<float>(d.p));
   p->p_d = d.p;
   return Status();
 }

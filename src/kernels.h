@@ -39,8 +39,7 @@ struct KindParams {
   float low_f = 0, high_f = 0, range_f = 0;  // uniform: L, H, R = H - L as floats
   uint32_t low_bits = 0, high_bits = 0;      // uniform float16/bfloat16: L, H in that type
   float mean_f = 0, std_f = 1;               // normal: float(mean), float(std)
-  float p_f = 0;                             // bernoulli: float(p)
-  uint32_t p_words = 0;                      // bernoulli: words x with u32(x) < p_f are [0, p_words)
+  uint32_t p_words = 0;  // bernoulli: the words x with u32(x) < float(p) are [0, p_words)
   uint32_t range = 1;                        // integers: high - low (< 2^28)
   int64_t low = 0;                           // integers: low
   double low_d = 0, high_d = 0, range_d = 0;  // uniform float64: L, H, R = H - L

@@ -65,8 +65,7 @@ detail::KindParams SomeParams() {
   p.range_f = 5.0f;
   p.low_bits = 0xC000u;  // -2 as float16; bfloat16 kinds only compare against these bits
   p.high_bits = 0x4200u;
-  p.p_f = 0.5f;
-  p.p_words = detail::BernoulliWords(p.p_f);
+  p.p_words = detail::BernoulliWords(0.5f);
   p.range = 1000;
   p.low = -5;
   p.low_d = -2.0;

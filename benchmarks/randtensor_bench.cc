@@ -12,6 +12,7 @@
 //           dist/<TARGET>/<distribution>-<dtype>/<elements>/threads:<T>   (see BM_Dist)
 //           replay/<TARGET>/torch_cuda-<distribution>-<dtype>/<elements>/threads:<T>   (BM_Replay)
 //           misaligned/<TARGET>/<distribution>-<dtype>/<byte offset>/threads:<T>   (BM_Misaligned)
+//           scaling/<hot|cold>/<bytes>/tasks:<auto|E>/threads:<T>   (BM_Scaling)
 // Rates are bytes of elements written per second (padding excluded), the same
 // measure `randtensor generate --repeat` prints.
 //
@@ -421,6 +422,44 @@ void BM_Ceiling(benchmark::State& state, std::string kind, uint64_t bytes, uint3
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * (n / 512 * 512) * 4));
 }
 
+// Thread scaling of mid-size packed fills: `tasks` is FillOptions::task_elements
+// (0: the library's choice). "hot" fills back to back, so the pool's workers
+// are still spinning from the last call; "cold" sleeps 2 ms (untimed) before
+// each call, longer than the workers spin, so every call pays their wake-up,
+// as a program that fills now and then does. The per-call time is the
+// median ("median_us"), the rate is elements per second of that median.
+void BM_Scaling(benchmark::State& state, uint64_t bytes, uint64_t tasks, uint32_t threads,
+                bool cold) {
+  const int64_t n = static_cast<int64_t>(bytes / 4);
+  Buffer buffer(static_cast<uint64_t>(n));
+  if (buffer.data() == nullptr) return state.SkipWithError("out of memory");
+  const int64_t sizes[1] = {n};
+  TensorDesc desc;
+  desc.rank = 1;
+  desc.sizes = sizes;
+  FillOptions options;
+  options.threads = threads;
+  options.task_elements = tasks;
+  PhiloxState s = PhiloxState::FromSeed(0x5eed);
+  std::vector<double> seconds;
+  for (auto _ : state) {
+    if (cold) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    const auto start = std::chrono::steady_clock::now();
+    const Status status = randtensor::Fill(desc, buffer.data(), buffer.bytes(), s, &s, options);
+    benchmark::ClobberMemory();
+    const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (!status.ok()) return state.SkipWithError(status.message());
+    state.SetIterationTime(t);
+    seconds.push_back(t);
+  }
+  std::sort(seconds.begin(), seconds.end());
+  if (seconds.empty()) return;
+  const double median = seconds[seconds.size() / 2];
+  state.counters["median_us"] = median * 1e6;
+  state.counters["elements_per_second"] = static_cast<double>(n) / median;
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * n * 4);
+}
+
 // Per-call cost of a tiny fill, validation and dispatch included.
 void BM_Overhead(benchmark::State& state, std::string target) {
   if (!randtensor::SetTarget(target.c_str()).ok()) return state.SkipWithError("target");
@@ -455,6 +494,23 @@ void RegisterAll() {
               .c_str(),
           BM_Region, std::string(kind), threads)
           ->UseManualTime();
+    }
+  }
+  // Mid-size thread scaling (packed bits, the best target): the library's task
+  // size and fixed ones, workers hot and cold.
+  for (uint64_t bytes : {uint64_t{64} << 10, uint64_t{256} << 10, uint64_t{1} << 20,
+                         uint64_t{4} << 20, uint64_t{16} << 20}) {
+    for (uint64_t tasks : {uint64_t{0}, uint64_t{4096}, uint64_t{16384}, uint64_t{65536}}) {
+      for (uint32_t threads : thread_counts) {
+        for (bool cold : {false, true}) {
+          const std::string name = std::string("scaling/") + (cold ? "cold/" : "hot/") +
+                                   SizeName(bytes) + "/tasks:" +
+                                   (tasks == 0 ? std::string("auto") : std::to_string(tasks)) +
+                                   "/threads:" + std::to_string(threads);
+          benchmark::RegisterBenchmark(name.c_str(), BM_Scaling, bytes, tasks, threads, cold)
+              ->UseManualTime();
+        }
+      }
     }
   }
   for (int i = 0; i < randtensor::TargetCount(); ++i) {

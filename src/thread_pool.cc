@@ -6,9 +6,13 @@
 // pull task indices from one atomic counter, so uneven tasks balance out.
 //
 // Waking a sleeping thread costs tens of microseconds, as much as a whole
-// 1 MiB fill, so after each job workers spin for a short while (kSpinNanos)
-// watching for the next one before they go to sleep on a condition variable;
-// the caller likewise spins briefly for the helpers to finish.
+// 1 MiB fill, and on a loaded machine a woken thread may wait much longer for
+// a core. So after each job workers spin for a short while (kSpinNanos)
+// watching for the next one before they go to sleep on a condition variable,
+// and a job is only *offered* to each helper: a helper takes the offer when it
+// wakes, and once the caller has claimed every task itself it takes back the
+// offers nobody took yet, so it waits only for helpers that are really
+// running a task, never for one that is still waking up.
 
 #include "src/thread_pool.h"
 
@@ -38,12 +42,20 @@ namespace {
 constexpr int64_t kSpinNanos = 200 * 1000;  // 0.2 ms of spinning, then sleep
 
 // Spins until pred() holds or the spin budget runs out; returns pred().
+// Every 16th turn yields the core: the thread we wait for may be queued on
+// this very core (a woken worker is often placed on its waker's CPU, and in
+// virtual machines an idle vCPU looks busy to the scheduler), and a spin
+// that never yields would keep it from running until the time slice ends.
 template <class Pred>
 bool SpinUntil(const Pred& pred) {
   const auto start = std::chrono::steady_clock::now();
   for (int i = 0;; ++i) {
     if (pred()) return true;
-    RANDTENSOR_PAUSE();
+    if ((i & 15) == 15) {
+      std::this_thread::yield();
+    } else {
+      RANDTENSOR_PAUSE();
+    }
     if ((i & 255) == 255 &&
         std::chrono::steady_clock::now() - start > std::chrono::nanoseconds(kSpinNanos)) {
       return pred();
@@ -59,13 +71,13 @@ class Pool {
     // Fewer workers (even none) if the system refuses threads: fills still
     // run, on the caller's thread.
     try {
-      tickets_.reset(new std::atomic<uint64_t>[workers]);
+      slots_.reset(new std::atomic<uint64_t>[workers]);
       starts_.reset(new Start[workers]);
       threads_.reserve(workers);
     } catch (...) {
       return;
     }
-    for (uint32_t i = 0; i < workers; ++i) tickets_[i].store(0);
+    for (uint32_t i = 0; i < workers; ++i) slots_[i].store(Slot(0, kIdle));
     // pthreads rather than std::thread: a std::thread allocates its
     // callable's state and hands it to the new thread, where it lives until
     // the thread ends, which a parked worker never does; leak checkers then
@@ -91,17 +103,25 @@ class Pool {
     count_ = count;
     next_.store(0, std::memory_order_relaxed);
     busy_.store(helpers, std::memory_order_relaxed);
-    // Only the helpers get this job's ticket: the others never look at the
-    // job, so nothing they do can race with the next one. The release store
-    // publishes the fields above.
+    // The release stores publish the fields above to the helper that takes
+    // the offer (acquire in its compare-exchange).
     ++job_;
-    for (uint32_t w = 0; w < helpers; ++w) tickets_[w].store(job_, std::memory_order_release);
+    const uint64_t offer = Slot(job_, kOffered);
+    for (uint32_t w = 0; w < helpers; ++w) slots_[w].store(offer, std::memory_order_release);
     {
       std::lock_guard<std::mutex> lock(mutex_);  // no sleeper misses the notify
     }
     wake_.notify_all();
-    Work();  // the caller works too
-    if (!SpinUntil([this] { return busy_.load(std::memory_order_acquire) == 0; })) {
+    Work();  // the caller works too; when it returns, every task is claimed
+    // Take back the offers not yet taken: those helpers never touch this job.
+    uint32_t revoked = 0;
+    for (uint32_t w = 0; w < helpers; ++w) {
+      uint64_t expected = offer;
+      revoked += slots_[w].compare_exchange_strong(expected, Slot(job_, kIdle),
+                                                   std::memory_order_acq_rel) ? 1u : 0u;
+    }
+    if (busy_.fetch_sub(revoked, std::memory_order_acq_rel) != revoked &&
+        !SpinUntil([this] { return busy_.load(std::memory_order_acquire) == 0; })) {
       std::unique_lock<std::mutex> lock(mutex_);
       done_.wait(lock, [this] { return busy_.load(std::memory_order_acquire) == 0; });
     }
@@ -129,14 +149,20 @@ class Pool {
   }
 
   void WorkerLoop(uint32_t id) {
-    uint64_t seen = 0;
+    std::atomic<uint64_t>& slot = slots_[id];
     for (;;) {
-      const auto fresh = [&] { return tickets_[id].load(std::memory_order_acquire) != seen; };
-      if (!SpinUntil(fresh)) {
+      const auto offered = [&] { return (slot.load(std::memory_order_acquire) & 3) == kOffered; };
+      if (!SpinUntil(offered)) {
         std::unique_lock<std::mutex> lock(mutex_);
-        wake_.wait(lock, fresh);
+        wake_.wait(lock, offered);
       }
-      seen = tickets_[id].load(std::memory_order_acquire);
+      // Take the offer unless the caller took it back (or replaced it) first.
+      uint64_t offer = slot.load(std::memory_order_acquire);
+      if ((offer & 3) != kOffered ||
+          !slot.compare_exchange_strong(offer, (offer & ~uint64_t{3}) | kRunning,
+                                        std::memory_order_acq_rel)) {
+        continue;
+      }
       Work();
       if (busy_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
         std::lock_guard<std::mutex> lock(mutex_);  // pairs with the caller's wait
@@ -145,11 +171,15 @@ class Pool {
     }
   }
 
+  // A helper's slot: the job number and its state (low two bits).
+  enum : uint64_t { kIdle = 0, kOffered = 1, kRunning = 2 };
+  static uint64_t Slot(uint64_t job, uint64_t state) { return job << 2 | state; }
+
   std::mutex job_mutex_;  // one job at a time
   std::mutex mutex_;      // sleeping and waking
   std::condition_variable wake_, done_;
-  std::unique_ptr<std::atomic<uint64_t>[]> tickets_;  // per worker: last job handed to it
-  std::atomic<uint32_t> busy_{0};                     // helpers still working
+  std::unique_ptr<std::atomic<uint64_t>[]> slots_;  // per worker: Slot(job, state)
+  std::atomic<uint32_t> busy_{0};  // helpers offered this job and not yet done or revoked
   // The current job; written only while no helper runs one.
   uint64_t job_ = 0;
   TaskFn task_ = nullptr;

@@ -43,8 +43,16 @@ namespace randtensor {
 namespace detail {
 namespace {
 
-// Below this many elements per task, threads cost more than they save.
-constexpr uint64_t kMinTaskElements = uint64_t{1} << 16;  // 256 KiB of UINT32
+// Task sizes, from measured costs (benchmarks/randtensor_bench scaling/,
+// docs/architecture.md "Threads"): a fill of up to kInlineElements runs on
+// the caller alone (waking a sleeping helper costs the caller a 4-5 us
+// futex call, as much as such a fill takes); above it, about kTasksPerThread
+// tasks per thread, so that a helper that wakes late still finds work and
+// the caller never waits long for a straggler, but none below
+// kMinTaskElements (a task's hand-off costs well under a microsecond).
+constexpr uint64_t kInlineElements = uint64_t{1} << 15;   // 128 KiB of UINT32
+constexpr uint64_t kMinTaskElements = uint64_t{1} << 14;  // 64 KiB of UINT32
+constexpr uint64_t kTasksPerThread = 4;
 // Bytes of L1 staging per task (16 KiB: leaves room in a 32 KiB L1D).
 constexpr uint64_t kStageBytes = 16384;
 // Rows shorter than this are staged rather than generated in place (measured:
@@ -318,7 +326,7 @@ int UnitStrideDim(const Layout& L) {
 
 // Range tasks; returns the task count.
 uint64_t PlanRanges(Job& job, uint64_t n, uint32_t threads, uint64_t task_option) {
-  if (task_option == 0 && n + job.lead <= kMinTaskElements) {  // small: one task, inline
+  if (task_option == 0 && (n + job.lead <= kInlineElements || threads <= 1)) {  // one task, inline
     job.task_elements = (n + job.lead + 3) / 4 * 4;
     return 1;
   }
@@ -326,8 +334,8 @@ uint64_t PlanRanges(Job& job, uint64_t n, uint32_t threads, uint64_t task_option
   // rounding below from overflowing for absurd requests.
   uint64_t size = std::min(task_option, n + job.lead);
   if (size == 0) {
-    // One task per thread, but never tasks so small that threads cost more.
-    size = std::max((n + job.lead + threads - 1) / threads, kMinTaskElements);
+    const uint64_t tasks = uint64_t{threads} * kTasksPerThread;
+    size = std::max((n + job.lead + tasks - 1) / tasks, kMinTaskElements);
   }
   // A multiple of 4 (whole Philox blocks), and few enough tasks for 32 bits.
   size = std::max(size, (n + job.lead) / UINT32_MAX + 1);
@@ -354,8 +362,11 @@ uint64_t PlanTiles(Job& job, uint32_t threads, uint64_t task_option) {
   if (task_option != 0) {
     per_task = std::max<uint64_t>(
         1, (std::min(task_option, L.count) + task_elements - 1) / task_elements);
+  } else if (L.count <= kInlineElements || threads <= 1) {
+    per_task = job.tiles;  // one task, inline
   } else {
-    per_task = std::max((job.tiles + threads - 1) / threads,
+    const uint64_t tasks = uint64_t{threads} * kTasksPerThread;
+    per_task = std::max((job.tiles + tasks - 1) / tasks,
                         (kMinTaskElements + task_elements - 1) / task_elements);
   }
   per_task = std::max(per_task, job.tiles / UINT32_MAX + 1);

@@ -97,7 +97,7 @@ class Pool {
   bool TryRun(uint32_t count, uint32_t threads, TaskFn task, void* context) {
     std::unique_lock<std::mutex> job_lock(job_mutex_, std::try_to_lock);
     if (!job_lock.owns_lock()) return false;
-    const uint32_t helpers = std::min(threads - 1, workers());
+    const uint32_t helpers = std::min({threads - 1, count - 1, workers()});  // count >= 2
     task_ = task;
     context_ = context;
     count_ = count;

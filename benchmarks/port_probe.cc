@@ -1,8 +1,10 @@
 // Throughput of the instructions a Philox round is made of, on this core:
 // how many of each the core retires per cycle, alone and mixed as in one
-// AVX-512 round, to bound the bits kernel (docs/kernel-speed.md). The clock is
-// measured with a chain of dependent adds (one per cycle on every x86 core
-// since 2006), since these VMs expose no cycle counter. (vpxord of a register
+// AVX-512 round, to bound the bits kernel (benchmarks/RESULTS.md). The clock
+// is measured with a chain of dependent adds (one per cycle on AMD cores),
+// since these VMs expose no cycle counter. Intel's newer renamers fold
+// chains of add-immediates (a Xeon read 11 GHz): there, only the ratios
+// between rows mean anything. (vpxord of a register
 // with itself is a zeroing idiom, retired without a port: its row shows the
 // front end, not an ALU.)
 //

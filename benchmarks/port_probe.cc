@@ -77,53 +77,33 @@ __attribute__((target("avx512f"))) void Shift(long n) {
               "xmm10", "xmm11");
   }
 }
-// One narrow-lane round's mix, per 16 blocks: 4 vpmuludq, 2 vpsrlq, 4 masked
-// vpshufd, 2 vpternlogd (12 ops), three independent copies.
-__attribute__((target("avx512f"))) void RoundMix(long n) {
-  for (long i = 0; i < n; ++i) {
-    asm volatile(
-#define ONE(a, b, c, d)                                                                  \
-  "vpmuludq %%zmm" a ", %%zmm" a ", %%zmm" a "\n\t"                                      \
-  "vpsrlq $32, %%zmm" b ", %%zmm" b "\n\t"                                               \
-  "vpmuludq %%zmm" b ", %%zmm" b ", %%zmm" b "\n\t"                                      \
-  "vpshufd $0xb1, %%zmm" c ", %%zmm" c "%{%%k1%}\n\t"                                    \
-  "vpshufd $0xb1, %%zmm" d ", %%zmm" d "%{%%k1%}\n\t"                                    \
-  "vpmuludq %%zmm" c ", %%zmm" c ", %%zmm" c "\n\t"                                      \
-  "vpsrlq $32, %%zmm" d ", %%zmm" d "\n\t"                                               \
-  "vpmuludq %%zmm" d ", %%zmm" d ", %%zmm" d "\n\t"                                      \
-  "vpshufd $0xb1, %%zmm" a ", %%zmm" a "%{%%k1%}\n\t"                                    \
-  "vpshufd $0xb1, %%zmm" b ", %%zmm" b "%{%%k1%}\n\t"                                    \
-  "vpternlogd $0x96, %%zmm" a ", %%zmm" b ", %%zmm" c "\n\t"                             \
+// One narrow-lane round's mix, per 16 blocks: 4 vpmuludq, 2 moves of the odd
+// words down (DOWN: vpsrlq as the kernel does, or an unmasked vpshufd), 4
+// masked vpshufd merges, 2 vpternlogd (12 ops); three independent copies.
+#define NARROW_ROUND(DOWN)                                                           \
+  NARROW_ONE(DOWN, "0", "1", "2", "3")                                               \
+  NARROW_ONE(DOWN, "4", "5", "6", "7") NARROW_ONE(DOWN, "8", "9", "10", "11")
+#define NARROW_ONE(DOWN, a, b, c, d)                                                 \
+  "vpmuludq %%zmm" a ", %%zmm" a ", %%zmm" a "\n\t"                                  \
+  DOWN ", %%zmm" b ", %%zmm" b "\n\t"                                                \
+  "vpmuludq %%zmm" b ", %%zmm" b ", %%zmm" b "\n\t"                                  \
+  "vpshufd $0xb1, %%zmm" c ", %%zmm" c "%{%%k1%}\n\t"                                \
+  "vpshufd $0xb1, %%zmm" d ", %%zmm" d "%{%%k1%}\n\t"                                \
+  "vpmuludq %%zmm" c ", %%zmm" c ", %%zmm" c "\n\t"                                  \
+  DOWN ", %%zmm" d ", %%zmm" d "\n\t"                                                \
+  "vpmuludq %%zmm" d ", %%zmm" d ", %%zmm" d "\n\t"                                  \
+  "vpshufd $0xb1, %%zmm" a ", %%zmm" a "%{%%k1%}\n\t"                                \
+  "vpshufd $0xb1, %%zmm" b ", %%zmm" b "%{%%k1%}\n\t"                                \
+  "vpternlogd $0x96, %%zmm" a ", %%zmm" b ", %%zmm" c "\n\t"                         \
   "vpternlogd $0x96, %%zmm" c ", %%zmm" d ", %%zmm" a "\n\t"
-        ONE("0", "1", "2", "3") ONE("4", "5", "6", "7") ONE("8", "9", "10", "11")
-#undef ONE
-        :: : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9",
-             "xmm10", "xmm11");
-  }
-}
+#define ZMM_CLOBBERS \
+  "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11"
 
-// The same with the odd words moved down by vpshufd instead of vpsrlq.
+__attribute__((target("avx512f"))) void RoundMix(long n) {
+  for (long i = 0; i < n; ++i) asm volatile(NARROW_ROUND("vpsrlq $32") ::: ZMM_CLOBBERS);
+}
 __attribute__((target("avx512f"))) void RoundMixShuf(long n) {
-  for (long i = 0; i < n; ++i) {
-    asm volatile(
-#define ONE(a, b, c, d)                                                                  \
-  "vpmuludq %%zmm" a ", %%zmm" a ", %%zmm" a "\n\t"                                      \
-  "vpshufd $0xb1, %%zmm" b ", %%zmm" b "\n\t"                                               \
-  "vpmuludq %%zmm" b ", %%zmm" b ", %%zmm" b "\n\t"                                      \
-  "vpshufd $0xb1, %%zmm" c ", %%zmm" c "%{%%k1%}\n\t"                                    \
-  "vpshufd $0xb1, %%zmm" d ", %%zmm" d "%{%%k1%}\n\t"                                    \
-  "vpmuludq %%zmm" c ", %%zmm" c ", %%zmm" c "\n\t"                                      \
-  "vpshufd $0xb1, %%zmm" d ", %%zmm" d "\n\t"                                               \
-  "vpmuludq %%zmm" d ", %%zmm" d ", %%zmm" d "\n\t"                                      \
-  "vpshufd $0xb1, %%zmm" a ", %%zmm" a "%{%%k1%}\n\t"                                    \
-  "vpshufd $0xb1, %%zmm" b ", %%zmm" b "%{%%k1%}\n\t"                                    \
-  "vpternlogd $0x96, %%zmm" a ", %%zmm" b ", %%zmm" c "\n\t"                             \
-  "vpternlogd $0x96, %%zmm" c ", %%zmm" d ", %%zmm" a "\n\t"
-        ONE("0", "1", "2", "3") ONE("4", "5", "6", "7") ONE("8", "9", "10", "11")
-#undef ONE
-        :: : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9",
-             "xmm10", "xmm11");
-  }
+  for (long i = 0; i < n; ++i) asm volatile(NARROW_ROUND("vpshufd $0xb1") ::: ZMM_CLOBBERS);
 }
 
 // One wide-lane round's mix, per 16 blocks (two vectors of 8): 4 vpmuludq,

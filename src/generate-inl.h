@@ -51,17 +51,13 @@ void GenerateBlocks(const Stream& s, uint64_t block, uint64_t nblocks, uint32_t*
 #else
 
 // Independent vectors in flight per round, to cover the multiplier latency.
-// Each batch holds 4 state registers. Tuned on Zen 4 with 256 KiB fills
-// (benchmarks/): 6 on AVX-512 (32 registers: no spills) and 4 on AVX2 (16
-// registers). SSE4/SSSE3 keep 6, so some state spills to L1 there; not
-// re-tuned since (their kernels exist for old CPUs and for tests).
-#if HWY_TARGET <= HWY_AVX3
+// Each batch holds 4 state registers. 6 on every target: on AVX-512 (32
+// registers) some state spills, yet on Zen 5 6 beat 5 and 4 (256 KiB fills:
+// 88, 91 and 96 cycles per 16 blocks; docs/kernel-speed.md): a round's chain
+// (multiply, shift, XOR: 7 cycles) needs 3.5 vectors of 8 operations in
+// flight to issue 4 per cycle.
+// SSE4/SSSE3 are not re-tuned (their kernels exist for old CPUs and tests).
 constexpr size_t kBatches = 6;
-#elif HWY_TARGET == HWY_AVX2
-constexpr size_t kBatches = 4;
-#else
-constexpr size_t kBatches = 6;
-#endif
 
 // Calls fn(std::integral_constant<size_t, k>()) for a run-time group size k
 // in [1, kBatches], so that each size gets its own fully unrolled code.
@@ -87,6 +83,25 @@ HWY_INLINE size_t NextGroup(uint64_t vectors) {
   return static_cast<size_t>((vectors + groups - 1) / groups);
 }
 
+// `groups` groups of kBatches vectors from counter c to out. Where word 0
+// does not carry, all groups share counter words 1-3 (UniformGroups);
+// otherwise group by group.
+template <bool kStream>
+HWY_NOINLINE void WholeGroups(const Stream& s, Counter128 c, uint64_t groups, uint32_t* out) {
+  const size_t N = BlocksPerVector();
+  if (HWY_LIKELY(groups * kBatches * N <= 0x100000000u - c.w[0])) {
+    return UniformGroups<kBatches, kStream>(c, s.keys, groups, out);
+  }
+  const VState lane_block = BlockOfLane();
+  for (uint64_t g = 0; g < groups; ++g) {
+    GenerateBatches<kBatches, kStream>(
+        c, [N](size_t b) { return uint64_t{b} * N; }, s.keys, lane_block,
+        [out, N](size_t b) { return out + 4 * N * b; }, false);
+    c = c.Plus(kBatches * N);
+    out += 4 * N * kBatches;
+  }
+}
+
 // Writes stream blocks [block, block + nblocks) to out[0 .. 4 * nblocks).
 // With kStream, `out` must be aligned to the vector size.
 //
@@ -100,13 +115,25 @@ void GenerateBlocks(const Stream& s, uint64_t block, uint64_t nblocks, uint32_t*
   const uint64_t partial = nblocks % N;
   uint64_t vectors = nblocks / N + (partial != 0 ? 1 : 0);
   Counter128 c = s.start.Plus(block);
+  // Whole groups first, in a function of their own (WholeGroups): inside
+  // the general loop below (a division for the group size, a switch over six
+  // instantiations, a scratch choice and a 128-bit counter per group) they
+  // ran 10-15% slower on Zen 5. The last group or three take that loop.
+  const auto delta = [N](size_t b) { return uint64_t{b} * N; };
+  if (vectors > 2 * kBatches) {
+    const uint64_t groups = (vectors - kBatches - 1) / kBatches;  // leaves > kBatches
+    WholeGroups<kStream>(s, c, groups, out);
+    c = c.Plus(groups * kBatches * N);
+    out += groups * 4 * N * kBatches;
+    vectors -= groups * kBatches;
+  }
   HWY_ALIGN uint32_t tmp[4 * hn::MaxLanes(DState())];
   while (vectors != 0) {
     const size_t k = NextGroup(vectors);
     const bool ends_partial = k == vectors && partial != 0;
     WithGroupSize(k, [&](auto group) {
       GenerateBatches<decltype(group)::value, kStream>(
-          c, [&](size_t b) { return uint64_t{b} * N; }, s.keys, lane_block,
+          c, delta, s.keys, lane_block,
           [&](size_t b) { return ends_partial && b + 1 == k ? tmp : out + 4 * N * b; },
           ends_partial);
     });

@@ -1,6 +1,6 @@
 // Running tasks: inline, on the host's ParallelFor, or on the library's pool.
 //
-// The default pool is our own (std::thread), not OpenMP or oneTBB: it adds no
+// The default pool is our own (pthreads), not OpenMP or oneTBB: it adds no
 // runtime to the user's process (mixing libgomp and libomp in one process,
 // as PyTorch users often do, is a known source of crashes and oversubscription),
 // and the work here is a flat list of equal tasks that needs nothing more.

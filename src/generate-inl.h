@@ -83,23 +83,13 @@ HWY_INLINE size_t NextGroup(uint64_t vectors) {
   return static_cast<size_t>((vectors + groups - 1) / groups);
 }
 
-// `groups` groups of kBatches vectors from counter c to out. Where word 0
-// does not carry, all groups share counter words 1-3 (UniformGroups);
-// otherwise group by group.
+// `groups` groups of kBatches vectors from counter c to out, word 0 not
+// carrying before their end (the caller checks): all groups share counter
+// words 1-3 (UniformGroups). A function of its own so that its loop is
+// compiled apart from GenerateBlocks' general one.
 template <bool kStream>
 HWY_NOINLINE void WholeGroups(const Stream& s, Counter128 c, uint64_t groups, uint32_t* out) {
-  const size_t N = BlocksPerVector();
-  if (HWY_LIKELY(groups * kBatches * N <= 0x100000000u - c.w[0])) {
-    return UniformGroups<kBatches, kStream>(c, s.keys, groups, out);
-  }
-  const VState lane_block = BlockOfLane();
-  for (uint64_t g = 0; g < groups; ++g) {
-    GenerateBatches<kBatches, kStream>(
-        c, [N](size_t b) { return uint64_t{b} * N; }, s.keys, lane_block,
-        [out, N](size_t b) { return out + 4 * N * b; }, false);
-    c = c.Plus(kBatches * N);
-    out += 4 * N * kBatches;
-  }
+  UniformGroups<kBatches, kStream>(c, s.keys, groups, out);
 }
 
 // Writes stream blocks [block, block + nblocks) to out[0 .. 4 * nblocks).
@@ -118,14 +108,18 @@ void GenerateBlocks(const Stream& s, uint64_t block, uint64_t nblocks, uint32_t*
   // Whole groups first, in a function of their own (WholeGroups): inside
   // the general loop below (a division for the group size, a switch over six
   // instantiations, a scratch choice and a 128-bit counter per group) they
-  // ran 10-15% slower on Zen 5. The last group or three take that loop.
+  // ran 10-15% slower on Zen 5. The last group or three take that loop, and
+  // so does a run whose word 0 carries (once per 2^32 blocks: PhiloxBatches
+  // handles the carry).
   const auto delta = [N](size_t b) { return uint64_t{b} * N; };
   if (vectors > 2 * kBatches) {
     const uint64_t groups = (vectors - kBatches - 1) / kBatches;  // leaves > kBatches
-    WholeGroups<kStream>(s, c, groups, out);
-    c = c.Plus(groups * kBatches * N);
-    out += groups * 4 * N * kBatches;
-    vectors -= groups * kBatches;
+    if (HWY_LIKELY(groups * kBatches * N <= 0x100000000u - c.w[0])) {
+      WholeGroups<kStream>(s, c, groups, out);
+      c = c.Plus(groups * kBatches * N);
+      out += groups * 4 * N * kBatches;
+      vectors -= groups * kBatches;
+    }
   }
   HWY_ALIGN uint32_t tmp[4 * hn::MaxLanes(DState())];
   while (vectors != 0) {

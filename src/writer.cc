@@ -43,17 +43,18 @@ namespace randtensor {
 namespace detail {
 namespace {
 
-// Task sizes, from measured costs (randtensor_bench scaling/, 16-vCPU Xeon,
-// benchmarks/RESULTS.md "Threads"). Up to kInlineElements, or with one thread,
-// one task on the caller: a 256 KiB fill cut for 16 threads ran 1.5x faster
-// when the workers were still spinning from the last call, but 0.64-0.79x
-// when they were asleep (waking them costs the caller more than the fill),
-// and a program that fills now and then finds them asleep. Above it, about
-// kTasksPerThread tasks per thread, so that a helper that wakes late still
-// finds work and the caller never waits long for a straggler (4 MiB on 16
-// threads: 10.2x one thread's rate hot, 5.4x cold, against 8.5x and 4.8x with
-// one 64 Ki task per thread), but none below kMinTaskElements (a task's
-// hand-off costs well under a microsecond).
+// Task sizes, from measured costs (randtensor_bench scaling/, 16-vCPU Xeon;
+// benchmarks/RESULTS.md, "Thread scaling behind the task sizes"). Up to
+// kInlineElements, or with one thread, one task on the caller: a 256 KiB
+// fill cut for 16 threads ran 1.5x faster when the workers were still
+// spinning from the last call, but 0.64-0.79x when they were asleep (waking
+// them costs the caller more than the fill), and a program that fills now
+// and then finds them asleep. Above it, about kTasksPerThread tasks per
+// thread, so that a helper that wakes late still finds work and the caller
+// never waits long for a straggler (4 MiB on 16 threads: 10.2x one thread's
+// rate hot, 5.4x cold, against 8.5x and 4.8x with one 64 Ki task per
+// thread), but none below kMinTaskElements (a task's hand-off costs well
+// under a microsecond).
 constexpr uint64_t kInlineElements = uint64_t{1} << 16;   // 256 KiB of UINT32
 constexpr uint64_t kMinTaskElements = uint64_t{1} << 14;  // 64 KiB of UINT32
 constexpr uint64_t kTasksPerThread = 4;
@@ -328,9 +329,18 @@ int UnitStrideDim(const Layout& L) {
   return -1;
 }
 
+// How many tasks a fill of `count` elements wants: 1 (inline on the caller)
+// up to kInlineElements or with one thread, else kTasksPerThread per thread
+// (each still at least kMinTaskElements: the callers' sizes see to it).
+uint64_t WantedTasks(uint64_t count, uint32_t threads) {
+  if (count <= kInlineElements || threads <= 1) return 1;
+  return uint64_t{threads} * kTasksPerThread;
+}
+
 // Range tasks; returns the task count.
 uint64_t PlanRanges(Job& job, uint64_t n, uint32_t threads, uint64_t task_option) {
-  if (task_option == 0 && (n + job.lead <= kInlineElements || threads <= 1)) {  // one task, inline
+  const uint64_t wanted = WantedTasks(n + job.lead, threads);
+  if (task_option == 0 && wanted == 1) {  // one task, inline
     job.task_elements = (n + job.lead + 3) / 4 * 4;
     return 1;
   }
@@ -338,8 +348,7 @@ uint64_t PlanRanges(Job& job, uint64_t n, uint32_t threads, uint64_t task_option
   // rounding below from overflowing for absurd requests.
   uint64_t size = std::min(task_option, n + job.lead);
   if (size == 0) {
-    const uint64_t tasks = uint64_t{threads} * kTasksPerThread;
-    size = std::max((n + job.lead + tasks - 1) / tasks, kMinTaskElements);
+    size = std::max((n + job.lead + wanted - 1) / wanted, kMinTaskElements);
   }
   // A multiple of 4 (whole Philox blocks), and few enough tasks for 32 bits.
   size = std::max(size, (n + job.lead) / UINT32_MAX + 1);
@@ -366,12 +375,12 @@ uint64_t PlanTiles(Job& job, uint32_t threads, uint64_t task_option) {
   if (task_option != 0) {
     per_task = std::max<uint64_t>(
         1, (std::min(task_option, L.count) + task_elements - 1) / task_elements);
-  } else if (L.count <= kInlineElements || threads <= 1) {
-    per_task = job.tiles;  // one task, inline
   } else {
-    const uint64_t tasks = uint64_t{threads} * kTasksPerThread;
-    per_task = std::max((job.tiles + tasks - 1) / tasks,
-                        (kMinTaskElements + task_elements - 1) / task_elements);
+    const uint64_t wanted = WantedTasks(L.count, threads);  // 1: all tiles, inline
+    per_task = (job.tiles + wanted - 1) / wanted;
+    if (wanted > 1) {
+      per_task = std::max(per_task, (kMinTaskElements + task_elements - 1) / task_elements);
+    }
   }
   per_task = std::max(per_task, job.tiles / UINT32_MAX + 1);
   job.tiles_per_task = per_task;

@@ -6,7 +6,10 @@
 # same threads per process (one per rank on a 2-core machine: --threads T),
 # through the tool's temporary file, fsync and rename. Prints each run's
 # wall time, rate (file bytes / wall seconds, GB/s) and the ratio
-# MPI / independent.
+# MPI / independent, then the range of the ratios. The two ways alternate
+# which goes first, each after the last run's files are removed and synced,
+# so neither inherits the other's writeback. The independent runs are the
+# same CLI, with the same per-chunk writeback (docs/mpi.md, Speed).
 #
 # Usage: benchmarks/mpi_write.sh [CLI] [DIR] [ROWS] [RUNS]
 #   CLI   the randtensor binary built with -DRANDTENSOR_BUILD_MPI=ON
@@ -64,15 +67,23 @@ cat "$dir/slab0.bin" "$dir/slab1.bin" | cmp - "$dir/mpi.bin"
 echo "check: mpirun's file == the two slabs, byte for byte"
 
 printf "%-4s %12s %12s %12s %12s %8s\n" run mpi_s mpi_GBps indep_s indep_GBps ratio
+timed() {  # seconds that "$@" takes, after the last files are gone from the disk
+  rm -f "$dir"/*.bin
+  sync
+  local t0 t1
+  t0=$(now); "$@"; t1=$(now)
+  awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }'
+}
+ratios=()
 for run in $(seq 1 "$runs"); do
-  rm -f "$dir"/*.bin
-  sync
-  t0=$(now); mpi_run; t1=$(now)
-  rm -f "$dir"/*.bin
-  sync
-  t2=$(now); independent_run; t3=$(now)
-  mpi_s=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')
-  indep_s=$(awk -v a="$t2" -v b="$t3" 'BEGIN { printf "%.3f", b - a }')
+  if (( run % 2 )); then
+    mpi_s=$(timed mpi_run); indep_s=$(timed independent_run)
+  else
+    indep_s=$(timed independent_run); mpi_s=$(timed mpi_run)
+  fi
+  ratios+=("$(awk -v m="$mpi_s" -v i="$indep_s" 'BEGIN { printf "%.2f", i / m }')")
   printf "%-4s %12s %12s %12s %12s %8s\n" "$run" "$mpi_s" "$(rate "$mpi_s")" "$indep_s" \
-    "$(rate "$indep_s")" "$(awk -v m="$mpi_s" -v i="$indep_s" 'BEGIN { printf "%.2f", i / m }')"
+    "$(rate "$indep_s")" "${ratios[-1]}"
 done
+printf "%s\n" "${ratios[@]}" | sort -n |
+  awk '{ r[NR] = $1 } END { printf "ratio: %s to %s, median %s\n", r[1], r[NR], r[int((NR + 1) / 2)] }'

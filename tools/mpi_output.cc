@@ -11,6 +11,7 @@
 #include <fcntl.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <exception>
 #include <future>
@@ -65,6 +66,18 @@ bool LaunchedByMpi() {
   return false;
 }
 
+// Completes `request` without spinning: Open MPI's blocking calls poll a
+// core until the others arrive, and on a node whose cores the ranks' fill
+// threads and the kernel's writeback share, that core is what the slower
+// rank needs. A check every 200 us costs nothing next to a chunk's write.
+void WaitQuietly(MPI_Request* request) {
+  for (int done = 0;;) {
+    MPI_Test(request, &done, MPI_STATUS_IGNORE);
+    if (done) return;
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+  }
+}
+
 // Runs a rank's own step and returns its failure, if any, instead of
 // throwing: a rank must never leave the others waiting in a collective call.
 template <typename Step>
@@ -87,7 +100,9 @@ std::optional<CliError> Try(const Step& step) {
 void Agree(const std::optional<CliError>& failure) {
   const int mine = failure.has_value() ? g_rank : g_size;
   int lowest = g_size;
-  MPI_Allreduce(&mine, &lowest, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  MPI_Request request;
+  MPI_Iallreduce(&mine, &lowest, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD, &request);
+  WaitQuietly(&request);
   if (lowest == g_size) return;
   int head[2] = {0, 0};  // exit status, message length
   std::string message;
@@ -171,7 +186,7 @@ class PipelinedAgreement {
     MPI_Request request = MPI_REQUEST_NULL;
   };
   static bool Complete(Slot* slot) {
-    MPI_Wait(&slot->request, MPI_STATUS_IGNORE);
+    WaitQuietly(&slot->request);
     return slot->any != 0;
   }
   Slot slots_[kWindow];
@@ -182,6 +197,17 @@ class PipelinedAgreement {
 
 MpiSession::MpiSession(int* argc, char*** argv) {
   if (!LaunchedByMpi()) return;
+#ifdef OPEN_MPI
+  // The ranks exchange a few small messages (agreements, a file name): Open
+  // MPI's default search for a fast network (pml cm and its mtls) costs
+  // MPI_Init 0.2 s here for nothing. So pml ob1 unless the user chose a pml
+  // or an mtl (mpirun --mca X, or OMPI_MCA_X in the environment), over btl
+  // self,vader,tcp unless they chose btls: TCP reaches every node (docs/mpi.md).
+  if (std::getenv("OMPI_MCA_pml") == nullptr && std::getenv("OMPI_MCA_mtl") == nullptr) {
+    setenv("OMPI_MCA_pml", "ob1", 0);
+  }
+  setenv("OMPI_MCA_btl", "self,vader,tcp", 0);  // 0: a value already set stays
+#endif
   // Only the main thread calls MPI; the library's threads never do.
   int provided = 0;
   MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided);
@@ -312,8 +338,13 @@ void MpiWritePacked(const PackedJob& job, const std::optional<std::string>& path
           }
         }
         if (have_current && path.has_value()) {
-          write_at(job.header.size() + current.first_element * job.element_bytes,
-                   buffers[which]->data(), current.elements * job.element_bytes);
+          const uint64_t at = job.header.size() + current.first_element * job.element_bytes;
+          const uint64_t bytes = current.elements * job.element_bytes;
+          write_at(at, buffers[which]->data(), bytes);
+          // Each rank starts its own chunk's writeback now, in parallel with
+          // the other ranks and the next fill: the final fsync of one shared
+          // file would otherwise write every rank's pages from one process.
+          StartWriteback(file.fd, at, bytes);
         }
         if (filling.valid()) filling.get();  // rethrows the fill's error
         if (have_current && next.elements > 0 && !overlap) fill(next, buffers[0]->data());
@@ -340,9 +371,9 @@ void MpiWritePacked(const PackedJob& job, const std::optional<std::string>& path
     });
   }
   Agree(failure);
-  // Each rank syncs what it wrote (on a local file system the first fsync
-  // finds the others' pages on their way already); close() may report a
-  // write error (NFS) only here.
+  // Each rank syncs the file (its chunks' writeback already started, so the
+  // fsyncs mostly wait for it); close() may report a write error (NFS) only
+  // here.
   Agree(Try([&] {
     if (fsync(file.fd) != 0) Fail(kExitFailure, written + ": " + std::strerror(errno));
   }));

@@ -20,6 +20,7 @@
 #include <sys/types.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 namespace randtensor_cli {
@@ -56,6 +57,12 @@ void DiscardTemporary(const std::string& temp);
 void WatchTemporary(const std::string& temp);
 void UnwatchTemporary();
 
+// Starts writing bytes [offset, offset + bytes) of `fd` to the disk without
+// waiting (Linux; elsewhere nothing): a file that is fsync()ed before its
+// rename anyway gets its writeback overlapped with the fill of the next
+// chunk instead of all of it in the final fsync, which still reports errors.
+void StartWriteback(int fd, uint64_t offset, uint64_t bytes);
+
 // Syncs the directory that holds `path`, so a rename in it is durable.
 void SyncDirectoryOf(const std::string& path);
 
@@ -82,6 +89,7 @@ class OutputFile {
   std::string temp_;    // kReplace: the temporary file
   OutputKind kind_;
   int fd_ = -1;
+  uint64_t written_ = 0;  // bytes written so far: where the next write lands
 };
 
 }  // namespace randtensor_cli

@@ -118,7 +118,7 @@ constexpr char kUsage[] =
     "Invalid arguments exit with status 2 and one line on stderr, before any file\n"
     "is created; a failure to write --out exits with status 1.\n"
     "Under mpirun (a build with MPI), every rank fills its slab of the tensor and\n"
-    "writes it into FILE with collective MPI-IO: the same bytes as one process\n"
+    "writes it into its own range of FILE: the same bytes as one process\n"
     "(packed outputs only; docs/mpi.md).\n"
     "The environment variable RANDTENSOR_TARGET forces a target as --target does.\n";
 

@@ -13,6 +13,7 @@ cores) and, as root (CI), with Open MPI's permission to.
 
 import functools
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -130,6 +131,44 @@ def test_without_out_only_the_state(tmp_path):
     assert result.returncode == 0, result.stderr
     assert result.stdout == want_stdout
     assert randtensor_lines(result.stderr) == []
+
+
+def pml_components_tried(env):
+    """The pml components Open MPI's MPI_Init looked at in the CLI's ranks
+    (from its verbose log), or None when the MPI is not Open MPI."""
+    if launcher() == [required("RANDTENSOR_MPIEXEC")]:
+        return None
+    result = mpirun(2, cli(), "generate", "--sizes", "4",
+                    env={"OMPI_MCA_pml_base_verbose": "10", **env})
+    assert result.returncode == 0, result.stderr
+    return set(re.findall(r"select: (?:initializing pml )?component (\w+)", result.stderr))
+
+
+def test_open_mpi_takes_ob1_unless_the_user_names_a_transport():
+    """The CLI sets pml ob1 (and btl self,vader,tcp) before MPI_Init: Open
+    MPI's search for a fast network costs 0.2 s, for a few small messages."""
+    tried = pml_components_tried({})
+    if tried is None:
+        pytest.skip("not Open MPI")
+    assert tried == {"ob1"}
+    # A user's mtl means pml cm: Open MPI's own selection, more than ob1.
+    assert pml_components_tried({"OMPI_MCA_mtl": "^ofi"}) - {"ob1"}
+
+
+@pytest.mark.parametrize("name,value", [("pml", "no-such-pml"), ("btl", "self")])
+def test_a_transport_the_user_names_is_kept(tmp_path, name, value):
+    """Open MPI fails with the user's choice (no such pml; btl self cannot
+    reach another rank): the CLI did not replace it with its defaults."""
+    if launcher() == [required("RANDTENSOR_MPIEXEC")]:
+        pytest.skip("not Open MPI")
+    out = tmp_path / "x.bin"
+    for env in ({f"OMPI_MCA_{name}": value}, None):  # environment, then mpirun --mca
+        command = [cli(), "generate", "--sizes", "4", "--out", out]
+        if env is None:
+            command = ["--mca", name, value, *command]
+        result = mpirun(2, *command, env=env, timeout=120)
+        assert result.returncode != 0, result.stderr
+        assert not out.exists()
 
 
 @pytest.mark.parametrize("args,pattern", [

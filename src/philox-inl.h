@@ -398,29 +398,26 @@ HWY_INLINE void GenerateBatches(const Counter128& first, const DeltaFn& delta,
 }
 
 // Round 9 of kBatches vectors (state after round 8 as LaterRounds<kBatches,
-// 9> leaves it) fused with the transpose of StoreBatches, contiguous output
-// from `out`. The products already hold each block's word pairs side by
-// side, so the new words are made in place and one shuffle per pair puts
-// them in memory order: 18 instead of 20 operations per 16 blocks on
-// AVX-512, 10 instead of 12 per 4 blocks on AVX2.
-template <size_t kBatches, bool kStream>
-HWY_INLINE void LastRoundStore(const RoundKeys& keys, VState (&x0)[kBatches],
-                               VState (&x1)[kBatches], VState (&x2)[kBatches],
-                               VState (&x3)[kBatches], uint32_t* HWY_RESTRICT out) {
+// 9> leaves it) fused with the transpose of StoreBatches: sink(b, i, v)
+// receives batch b's words in block order, vector i of 1 << kLog2LanesPerChunk
+// (the words at 4 N b + i Lanes(DU32) of a contiguous run), in order of b, then
+// i. The products already hold each block's word pairs side by side, so the
+// new words are made in place and one shuffle per pair puts them in memory
+// order: 18 instead of 20 operations per 16 blocks on AVX-512, 10 instead of
+// 12 per 4 blocks on AVX2.
+template <size_t kBatches, class Sink>
+HWY_INLINE void LastRound(const RoundKeys& keys, VState (&x0)[kBatches], VState (&x1)[kBatches],
+                          VState (&x2)[kBatches], VState (&x3)[kBatches], const Sink& sink) {
   constexpr int r = philox::kRounds - 1;
   const DU32 d32;
   const DU64 d64;
-  const size_t N32 = hn::Lanes(d32);
-  const auto put = [&](VU32 v, uint32_t* to) {
-    if (kStream) {
-      hn::Stream(v, d32, to);
-    } else {
-      hn::StoreU(v, d32, to);
-    }
-  };
   const VU32 m0 = hn::Set(d32, philox::kMul0), m1 = hn::Set(d32, philox::kMul1);
+  // Unrolled, so that the state stays in registers (indexed by a constant);
+  // with a conversion in the sink GCC otherwise keeps the loop and spills
+  // every batch's state to the stack.
+  HWY_UNROLL(8)
   for (size_t b = 0; b < kBatches; ++b) {
-    uint32_t* HWY_RESTRICT dst = out + b * 4 * BlocksPerVector();
+    const auto put = [&](VU32 v, size_t i) { sink(b, i, v); };
 #if HWY_TARGET <= HWY_AVX3
     // 64-bit lane i of e (o) holds [lo, hi] of 32-bit lane 2i (2i + 1).
     // Even lanes: swap to [hi, lo], then hi ^= x ^ key in the even words;
@@ -445,10 +442,10 @@ HWY_INLINE void LastRoundStore(const RoundKeys& keys, VState (&x0)[kBatches],
     const VU64 b_even = even_pair(e0, x3[b], keys.k1[r]);  // [x2', x3']
     const VU64 a_odd = odd_pair(o1, x1[b], keys.k0[r]);    // lanes 4c + 1, 4c + 3
     const VU64 b_odd = odd_pair(o0, x3[b], keys.k1[r]);
-    put(hn::BitCast(d32, hn::InterleaveLower(d64, a_even, b_even)), dst);            // 4c
-    put(hn::BitCast(d32, hn::InterleaveLower(d64, a_odd, b_odd)), dst + N32);        // 4c + 1
-    put(hn::BitCast(d32, hn::InterleaveUpper(d64, a_even, b_even)), dst + 2 * N32);  // 4c + 2
-    put(hn::BitCast(d32, hn::InterleaveUpper(d64, a_odd, b_odd)), dst + 3 * N32);    // 4c + 3
+    put(hn::BitCast(d32, hn::InterleaveLower(d64, a_even, b_even)), 0);  // lanes 4c
+    put(hn::BitCast(d32, hn::InterleaveLower(d64, a_odd, b_odd)), 1);    // 4c + 1
+    put(hn::BitCast(d32, hn::InterleaveUpper(d64, a_even, b_even)), 2);  // 4c + 2
+    put(hn::BitCast(d32, hn::InterleaveUpper(d64, a_odd, b_odd)), 3);    // 4c + 3
 #else
     // x1 and x3 carry this round's keys (LaterRounds). The products are
     // [lo, hi]; x ^ key shifted up turns them into [x1', x0'] and [x3', x2'].
@@ -458,37 +455,76 @@ HWY_INLINE void LastRoundStore(const RoundKeys& keys, VState (&x0)[kBatches],
     const VU64 a = hn::Xor(p1, hn::ShiftLeft<32>(x1[b]));  // [x1', x0']
     const VU64 c = hn::Xor(p0, hn::ShiftLeft<32>(x3[b]));  // [x3', x2']
     // Per 128-bit chunk: [x1 x0 x3 x2] of lane 2c (2c + 1), then word order.
-    put(hn::Shuffle2301(hn::BitCast(d32, hn::InterleaveLower(d64, a, c))), dst);
-    put(hn::Shuffle2301(hn::BitCast(d32, hn::InterleaveUpper(d64, a, c))), dst + N32);
+    put(hn::Shuffle2301(hn::BitCast(d32, hn::InterleaveLower(d64, a, c))), 0);
+    put(hn::Shuffle2301(hn::BitCast(d32, hn::InterleaveUpper(d64, a, c))), 1);
 #endif
   }
 }
 
+// LastRound stored contiguously from `out` (kStream: non-temporal stores,
+// `out` aligned to the vector size).
+template <size_t kBatches, bool kStream>
+HWY_INLINE void LastRoundStore(const RoundKeys& keys, VState (&x0)[kBatches],
+                               VState (&x1)[kBatches], VState (&x2)[kBatches],
+                               VState (&x3)[kBatches], uint32_t* HWY_RESTRICT out) {
+  const DU32 d32;
+  const size_t N32 = hn::Lanes(d32);
+  const size_t per_batch = 4 * BlocksPerVector();
+  LastRound<kBatches>(keys, x0, x1, x2, x3, [&](size_t b, size_t i, VU32 v) {
+    uint32_t* HWY_RESTRICT to = out + b * per_batch + i * N32;
+    if (kStream) {
+      hn::Stream(v, d32, to);
+    } else {
+      hn::StoreU(v, d32, to);
+    }
+  });
+}
+
+// Consecutive vectors of blocks from counter `first`, word 0 not carrying
+// before the last of them (the caller checks): counter words 1-3, round 0's
+// lane products and the keys' masks are computed once for the whole run, not
+// once per group, and round 0's products advance by one add of kMul0 * N per
+// vector (exact: word 0 stays below 2^32).
+class UniformRun {
+ public:
+  UniformRun(const Counter128& first, const RoundKeys& keys)
+      : f_(FirstRoundWords(first, keys)),
+        next_(Offset(MulLanes(BlockOfLane()), uint64_t{philox::kMul0} * first.w[0])),
+        step_(uint64_t{philox::kMul0} * BlocksPerVector()) {}
+
+  // Rounds [0, kEnd) of the run's next kBatches vectors (kEnd = 9 leaves
+  // them as LastRound wants them).
+  template <size_t kBatches, int kEnd = philox::kRounds>
+  HWY_INLINE void Next(const RoundKeys& keys, VState (&x0)[kBatches], VState (&x1)[kBatches],
+                       VState (&x2)[kBatches], VState (&x3)[kBatches]) {
+    UniformFirstRounds<kBatches>(
+        [&](size_t) {
+          const Product p = Products(next_);
+          next_ = Offset(next_, step_);
+          return p;
+        },
+        f_, x0, x1, x2, x3);
+    LaterRounds<kBatches, kEnd>(keys, x0, x1, x2, x3);
+  }
+
+ private:
+  FirstRounds f_;
+  LaneProducts next_;
+  uint64_t step_;
+};
+
 // GenerateBatches for `groups` groups of kBatches vectors from a counter
-// whose word 0 does not carry before the last of them (the caller checks):
-// counter words 1-3, round 0's lane products and the keys' masks are
-// computed once, not once per group. Contiguous output from `out`.
+// whose word 0 does not carry before the last of them (UniformRun),
+// contiguous output from `out`.
 template <size_t kBatches, bool kStream>
 HWY_INLINE void UniformGroups(const Counter128& first, const RoundKeys& keys, uint64_t groups,
                               uint32_t* out) {
-  const size_t N = BlocksPerVector();
-  const FirstRounds f = FirstRoundWords(first, keys);
-  // Round 0's products of the next vector of blocks, advanced by one add of
-  // kMul0 * N per vector (exact: word 0 stays below 2^32).
-  LaneProducts next = Offset(MulLanes(BlockOfLane()), uint64_t{philox::kMul0} * first.w[0]);
-  const uint64_t step = uint64_t{philox::kMul0} * N;
+  UniformRun run(first, keys);
   for (uint64_t g = 0; g < groups; ++g) {
     VState x0[kBatches], x1[kBatches], x2[kBatches], x3[kBatches];
-    UniformFirstRounds<kBatches>(
-        [&](size_t) {
-          const Product p = Products(next);
-          next = Offset(next, step);
-          return p;
-        },
-        f, x0, x1, x2, x3);
-    LaterRounds<kBatches, philox::kRounds - 1>(keys, x0, x1, x2, x3);
+    run.Next<kBatches, philox::kRounds - 1>(keys, x0, x1, x2, x3);
     LastRoundStore<kBatches, kStream>(keys, x0, x1, x2, x3, out);
-    out += 4 * N * kBatches;
+    out += 4 * BlocksPerVector() * kBatches;
   }
 }
 

@@ -72,10 +72,10 @@ HWY_INLINE VF FloatOfWord(VW x) {
 }
 
 // u32(x) = fma(float(x), 2^-32, 2^-33): the product is exact (a power of
-// two), so the add is the fma's one rounding.
+// two), so fused or not it rounds once.
 HWY_INLINE VF UnitFloat(VW x) {
   const DF df;
-  return hn::Add(hn::Mul(FloatOfWord(x), hn::Set(df, 0x1p-32f)), hn::Set(df, 0x1p-33f));
+  return math::MulAddExactProduct(FloatOfWord(x), hn::Set(df, 0x1p-32f), hn::Set(df, 0x1p-33f));
 }
 
 // Round-to-nearest-even float -> float16 bits (in the low half of each word),
@@ -133,47 +133,56 @@ HWY_INLINE void Store8(VW v, uint8_t* dst, bool stream = false) {
   Put(d8, hn::DemoteTo(d8, hn::BitCast(DI(), v)), dst, stream);
 }
 
-// uniform: t = fma(u, R, L) in float; t == H flips to L (PyTorch's (0, 1] ->
-// [0, 1)). For float16/bfloat16, PyTorch casts the bounds to the output type
-// first (L, H and R are values of that type, R = half(H - L)), rounds t once
-// to the type and compares there (SPEC.md section 8 said otherwise; the GPU
-// agrees with PyTorch: tests/reference/README.md).
-HWY_INLINE VF UniformFloat(const KindParams& p, VW w) {
-  const DF df;
-  return FmaExact(UnitFloat(w), hn::Set(df, p.range_f), hn::Set(df, p.low_f));
-}
-
-HWY_INLINE void UniformFloat32(const KindParams& p, VW w, void* dst, bool stream) {
-  const DF df;
-  const VF t = UniformFloat(p, w);
-  const VF out = hn::IfThenElse(hn::Eq(t, hn::Set(df, p.high_f)), hn::Set(df, p.low_f), t);
-  Put(df, out, static_cast<float*>(dst), stream);
-}
-
+// Stores float16 (RNE, subnormals, overflow) or bfloat16 bits of t.
 template <bool kBfloat16>
-HWY_INLINE void UniformHalf(const KindParams& p, VW w, void* dst, bool stream) {
-  const DW dw;
-  const VF t = UniformFloat(p, w);
+HWY_INLINE void StoreHalf(VF t, uint16_t* dst, bool stream = false) {
 #if HWY_TARGET <= HWY_AVX2 && HWY_ARCH_X86
   if constexpr (!kBfloat16) {
     // F16C's vcvtps2ph with an immediate round-to-nearest-even (Highway's
     // DemoteTo here) is the same rounding as Float16Bits, subnormals too, in
     // one instruction; SSE4 has no F16C (and Highway truncates there).
     const hn::Rebind<hwy::float16_t, DF> dh;
-    const hn::Rebind<uint16_t, DF> d16;
-    const auto bits = hn::BitCast(d16, hn::DemoteTo(dh, t));
-    const auto high = hn::Set(d16, static_cast<uint16_t>(p.high_bits));
-    Put(d16,
-                 hn::IfThenElse(hn::Eq(bits, high),
-                                hn::Set(d16, static_cast<uint16_t>(p.low_bits)), bits),
-                 static_cast<uint16_t*>(dst), stream);
+    Put(hn::Rebind<uint16_t, DF>(),
+                 hn::BitCast(hn::Rebind<uint16_t, DF>(), hn::DemoteTo(dh, t)), dst, stream);
     return;
   }
 #endif
-  const VW bits = kBfloat16 ? Bfloat16Bits(t) : Float16Bits(t);
-  const VW out =
-      hn::IfThenElse(hn::Eq(bits, hn::Set(dw, p.high_bits)), hn::Set(dw, p.low_bits), bits);
-  Store16(out, static_cast<uint16_t*>(dst), stream);
+  Store16(kBfloat16 ? Bfloat16Bits(t) : Float16Bits(t), dst, stream);
+}
+
+// uniform: t = fma(u, R, L) in float; t == H flips to L (PyTorch's (0, 1] ->
+// [0, 1)). For float16/bfloat16, PyTorch casts the bounds to the output type
+// first (L, H and R are values of that type, R = half(H - L)), rounds t once
+// to the type and compares there (SPEC.md section 8 said otherwise; the GPU
+// agrees with PyTorch: tests/reference/README.md).
+// Here the flip is decided on the word, before the fma: the element is L
+// where the word is in the flip interval (KindParams: the words whose element
+// is H), so nothing compares after the rounding. On
+// AVX-512 the flip is the fma's mask (vfmadd with a mask keeps the addend L),
+// off the fma's path: the words' test runs beside the conversion.
+HWY_INLINE VF UniformFloat(const KindParams& p, VW w) {
+  const DF df;
+  const DW dw;
+  const VF u = UnitFloat(w);
+  const VF range = hn::Set(df, p.range_f), low = hn::Set(df, p.low_f);
+  const VW from_first = hn::Sub(w, hn::Set(dw, p.flip_first));
+#if HWY_TARGET <= HWY_AVX3 && HWY_ARCH_X86
+  const __mmask16 keep = _mm512_cmpge_epu32_mask(from_first.raw, hn::Set(dw, p.flip_count).raw);
+  return VF{_mm512_mask3_fmadd_ps(u.raw, range.raw, low.raw, keep)};
+#else
+  const auto flip = hn::RebindMask(df, hn::Lt(from_first, hn::Set(dw, p.flip_count)));
+  return hn::IfThenElse(flip, low, FmaExact(u, range, low));
+#endif
+}
+
+HWY_INLINE void UniformFloat32(const KindParams& p, VW w, void* dst, bool stream) {
+  Put(DF(), UniformFloat(p, w), static_cast<float*>(dst), stream);
+}
+
+// L is a value of the type, so it rounds to itself.
+template <bool kBfloat16>
+HWY_INLINE void UniformHalf(const KindParams& p, VW w, void* dst, bool stream) {
+  StoreHalf<kBfloat16>(UniformFloat(p, w), static_cast<uint16_t*>(dst), stream);
 }
 
 // bernoulli: 1 if u32(x) < float(p) else 0, as `one` of the output type:
@@ -277,20 +286,6 @@ HWY_INLINE void Integers(const KindParams& p, VW w, T* out, bool stream) {
     }
   }
 #endif
-}
-
-// Stores float16 (RNE, subnormals, overflow) or bfloat16 bits of t.
-template <bool kBfloat16>
-HWY_INLINE void StoreHalf(VF t, uint16_t* dst, bool stream = false) {
-#if HWY_TARGET <= HWY_AVX2 && HWY_ARCH_X86
-  if constexpr (!kBfloat16) {
-    const hn::Rebind<hwy::float16_t, DF> dh;  // F16C, as in UniformHalf
-    Put(hn::Rebind<uint16_t, DF>(),
-                 hn::BitCast(hn::Rebind<uint16_t, DF>(), hn::DemoteTo(dh, t)), dst, stream);
-    return;
-  }
-#endif
-  Store16(kBfloat16 ? Bfloat16Bits(t) : Float16Bits(t), dst, stream);
 }
 
 // ---------------------------------------------------------------- normal
@@ -718,32 +713,63 @@ void GenerateConverted(const detail::Stream& s, uint64_t first, uint64_t count, 
   const uint64_t lead =
       staged ? std::min<uint64_t>(count, (kPerBlock - first % kPerBlock) % kPerBlock) : 0;
   uint64_t vectors = (count - lead) / per_vector;
-  Counter128 c = s.start.Plus((first + lead) / kPerBlock);
-  const VState lane_block = BlockOfLane();
+  uint64_t block = (first + lead) / kPerBlock;  // the next vector's first block
   // Vectors [0, n) of the run converted to `to`; `stream`: non-temporal
-  // stores straight from registers (`to` aligned to the vector size). Groups
-  // of kBatches vectors and single ones for the rest: two instantiations per
-  // kind and target, not one per group size (the conversions make this file
-  // the build's longest compile).
+  // stores straight from registers (`to` aligned to the vector size). The
+  // rounds are the bits kernel's (UniformRun, LastRound): 0 and 1 from
+  // uniform counter words, 9 fused with the transpose that hands the words in
+  // stream order to ConvertVectors. Groups of kBatches vectors and single
+  // ones for the rest: two instantiations per kind and target, not one per
+  // group size (the conversions make this file the build's longest compile).
+  // The one vector whose counter word 0 carries (once per 2^32 blocks) goes
+  // through GenerateChunked.
+  // Normals' conversions are long (log, sine, cosine): made after the last
+  // round of the whole group, not batch by batch inside it, where the other
+  // batches' state crowded them (about 10% slower on Zen 5).
+  constexpr bool kLong = IsFloatNormal(kKind) || kKind == GenerateKind::kNormalFloat64;
+  // A copy the stores cannot alias: through s.params, every float store
+  // made the compiler reload the constants.
+  const KindParams params = s.params;
   const auto convert_run = [&](uint64_t n, T* to, bool stream) __attribute__((always_inline)) {
-    const auto batches = [&](auto group, uint64_t done) __attribute__((always_inline)) {
-      constexpr size_t kK = decltype(group)::value;
-      VState x0[kK], x1[kK], x2[kK], x3[kK];
-      PhiloxBatches<kK>(
-          c, [&](size_t b) { return uint64_t{b} * nb; }, lane_block, nb - 1, s.keys, x0, x1, x2,
-          x3);
-      for (size_t b = 0; b < kK; ++b) {
-        VW v[kOut];
-        TransposeBlocks(x0[b], x1[b], x2[b], x3[b], [&](VW t, size_t i) { v[i] = t; });
-        ConvertVectors<kKind>(s.params, v, kOut, to + (done + b) * per_vector, stream);
+    while (n != 0) {
+      const Counter128 c = s.start.Plus(block);
+      const uint64_t room = (uint64_t{1} << 32) - c.w[0];  // blocks before word 0 carries
+      uint64_t m = std::min<uint64_t>(n, room / nb);       // whole vectors in them
+      if (m == 0) {
+        GenerateChunked<kKind>(s, block * kPerBlock, per_vector, to);
+        m = 1;
+      } else {
+        UniformRun run(c, s.keys);
+        const auto batches = [&](auto group, uint64_t done) __attribute__((always_inline)) {
+          constexpr size_t kK = decltype(group)::value;
+          VState x0[kK], x1[kK], x2[kK], x3[kK];
+          run.Next<kK, philox::kRounds - 1>(s.keys, x0, x1, x2, x3);
+          if constexpr (kLong) {
+            VW v[kK][kOut];
+            LastRound<kK>(s.keys, x0, x1, x2, x3, [&](size_t b, size_t i, VW t) { v[b][i] = t; });
+            for (size_t b = 0; b < kK; ++b) {
+              ConvertVectors<kKind>(params, v[b], kOut, to + (done + b) * per_vector, stream);
+            }
+          } else {
+            VW v[kOut];
+            LastRound<kK>(s.keys, x0, x1, x2, x3, [&](size_t b, size_t i, VW t) {
+              v[i] = t;
+              if (i + 1 == kOut) {
+                ConvertVectors<kKind>(params, v, kOut, to + (done + b) * per_vector, stream);
+              }
+            });
+          }
+        };
+        uint64_t done = 0;
+        for (; done + kBatches <= m; done += kBatches) {
+          batches(std::integral_constant<size_t, kBatches>(), done);
+        }
+        for (; done < m; ++done) batches(std::integral_constant<size_t, 1>(), done);
       }
-      c = c.Plus(kK * nb);
-    };
-    uint64_t done = 0;
-    for (; done + kBatches <= n; done += kBatches) {
-      batches(std::integral_constant<size_t, kBatches>(), done);
+      block += m * nb;
+      to += m * per_vector;
+      n -= m;
     }
-    for (; done < n; ++done) batches(std::integral_constant<size_t, 1>(), done);
   };
   if (!staged) {
     // Streaming: every store is a whole vector (or a half or quarter of

@@ -65,6 +65,37 @@ Status CannotHold(DataType type, DistributionKind kind, const char* why) {
                        TypeName(type), DistributionName(kind), why);
 }
 
+// uniform's flip (an element equal to H becomes L) as an interval of words
+// for the kernels (KindParams::flip_first, flip_count): the element of word
+// x, fma(u32(x), R, L) rounded to the output type, never decreases as x grows
+// (u32 does not, R > 0, and rounding keeps order), so the words whose element
+// is H are consecutive, and two binary searches find them, as BernoulliWords
+// finds its threshold. key(t) is the element's value as a float: compared
+// as PyTorch's `value == to` compares, so -0 equals +0 (a float16 t that
+// rounds to -0 flips where H is 0). std::fma is correctly rounded, the same
+// everywhere.
+template <class KeyFn>
+void UniformFlipWords(float low, float range, float high, const KeyFn& key,
+                      detail::KindParams* p) {
+  const auto h = key(high);
+  const auto first_word = [&](auto past) {  // the smallest x with past(key), or 2^32
+    uint64_t lo = 0, hi = uint64_t{1} << 32;
+    while (lo < hi) {
+      const uint64_t mid = lo + (hi - lo) / 2;
+      if (past(key(std::fma(detail::UnitFloatOfWord(mid), range, low)))) {
+        hi = mid;
+      } else {
+        lo = mid + 1;
+      }
+    }
+    return lo;
+  };
+  const uint64_t first = first_word([&](decltype(h) k) { return k >= h; });
+  const uint64_t end = first_word([&](decltype(h) k) { return k > h; });
+  p->flip_first = static_cast<uint32_t>(first);  // 2^32 (no such word): count 0
+  p->flip_count = static_cast<uint32_t>(end - first);  // < 2^32: word 0 gives about L < H
+}
+
 // uniform(low, high) for float32, float16, bfloat16 (SPEC.md section 8, with
 // PyTorch's bounds in the output type for the 16-bit ones).
 Status ResolveUniform(DataType type, const Distribution& d, detail::GenerateKind* kind,
@@ -80,17 +111,13 @@ Status ResolveUniform(DataType type, const Distribution& d, detail::GenerateKind
     case DataType::kFloat32: *kind = detail::GenerateKind::kUniformFloat32; break;
     case DataType::kFloat16:
       *kind = detail::GenerateKind::kUniformFloat16;
-      p->low_bits = detail::Float16Bits(low);
-      p->high_bits = detail::Float16Bits(high);
-      low = detail::Float16Value(static_cast<uint16_t>(p->low_bits));
-      high = detail::Float16Value(static_cast<uint16_t>(p->high_bits));
+      low = detail::Float16Value(detail::Float16Bits(low));
+      high = detail::Float16Value(detail::Float16Bits(high));
       break;
     case DataType::kBfloat16:
       *kind = detail::GenerateKind::kUniformBfloat16;
-      p->low_bits = detail::Bfloat16Bits(low);
-      p->high_bits = detail::Bfloat16Bits(high);
-      low = detail::Bfloat16Value(static_cast<uint16_t>(p->low_bits));
-      high = detail::Bfloat16Value(static_cast<uint16_t>(p->high_bits));
+      low = detail::Bfloat16Value(detail::Bfloat16Bits(low));
+      high = detail::Bfloat16Value(detail::Bfloat16Bits(high));
       break;
     case DataType::kFloat64: {
       // In double throughout (two words per element, u53).
@@ -120,8 +147,35 @@ Status ResolveUniform(DataType type, const Distribution& d, detail::GenerateKind
                          TypeName(type), static_cast<double>(range));
   }
   p->low_f = low;
-  p->high_f = high;
   p->range_f = range;
+  // The searches take about 150 ns (64 correctly rounded fmas), more than a
+  // 16-element fill itself, and callers repeat their bounds: each thread
+  // keeps its last answer.
+  struct FlipCache {
+    DataType type = DataType::kUint32;  // no uniform: never matches
+    float low = 0, range = 0, high = 0;
+    uint32_t first = 0, count = 0;
+  };
+  thread_local FlipCache last;
+  const auto same = [](float a, float b) { return detail::FloatBits(a) == detail::FloatBits(b); };
+  if (last.type != type || !same(last.low, low) || !same(last.range, range) ||
+      !same(last.high, high)) {
+    switch (type) {
+      case DataType::kFloat16:
+        UniformFlipWords(low, range, high,
+                         [](float t) { return detail::Float16Value(detail::Float16Bits(t)); }, p);
+        break;
+      case DataType::kBfloat16:
+        UniformFlipWords(low, range, high,
+                         [](float t) { return detail::Bfloat16Value(detail::Bfloat16Bits(t)); },
+                         p);
+        break;
+      default: UniformFlipWords(low, range, high, [](float t) { return t; }, p); break;
+    }
+    last = {type, low, range, high, p->flip_first, p->flip_count};
+  }
+  p->flip_first = last.first;
+  p->flip_count = last.count;
   return Status();
 }
 

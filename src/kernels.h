@@ -36,8 +36,12 @@ struct RoundKeys {
 // The constants a distribution's conversion needs, computed once per fill
 // (PlanFill) from the parameters and the output type.
 struct KindParams {
-  float low_f = 0, high_f = 0, range_f = 0;  // uniform: L, H, R = H - L as floats
-  uint32_t low_bits = 0, high_bits = 0;      // uniform float16/bfloat16: L, H in that type
+  // uniform: L and R = H - L as floats (for float16/bfloat16 values of that
+  // type, as PyTorch casts them); H only through the flip interval
+  float low_f = 0, range_f = 0;
+  // uniform float32/16/bf16: the words whose element is H, flipped to L, are
+  // [flip_first, flip_first + flip_count) (UniformFlipWords, fill.cc).
+  uint32_t flip_first = 0, flip_count = 0;
   float mean_f = 0, std_f = 1;               // normal: float(mean), float(std)
   uint32_t p_words = 0;  // bernoulli: the words x with u32(x) < float(p) are [0, p_words)
   uint32_t range = 1;                        // integers: high - low (< 2^28)
@@ -55,11 +59,15 @@ struct KindParams {
 // then decides exactly what the float compare would. The compare is made in
 // P's type: float for bernoulli, double for float64 dropout (a float u32
 // against a double 1 - p).
+// u32(x) in plain C++ (SPEC.md section 8): the product is exact, so one
+// rounding whether or not the compiler fuses it.
+inline float UnitFloatOfWord(uint64_t x) {
+  return static_cast<float>(x) * 0x1p-32f + 0x1p-33f;
+}
+
 template <typename P>
 inline uint32_t BernoulliWords(P p) {
-  const auto u32 = [](uint64_t x) {
-    return static_cast<float>(x) * 0x1p-32f + 0x1p-33f;  // exact product: one rounding
-  };
+  const auto u32 = UnitFloatOfWord;
   uint64_t lo = 0, hi = uint64_t{1} << 32;  // u32(hi - 1) = 1.0f >= p
   while (lo < hi) {
     const uint64_t mid = lo + (hi - lo) / 2;

@@ -106,10 +106,10 @@ Status Resolve(CurandHostFunction f, double mean, double stddev, CurandJob* j) {
       j->kind = GenerateKind::kBitsUint32, j->words = 1, j->size = 4;
       return Status();
     case CurandHostFunction::kUniform:
-      // u32 itself: range 1 from 0, and a `high` no value reaches, so 1.0
-      // stays 1.0 (cuRAND's (0, 1]; PyTorch's flip is not cuRAND's).
+      // u32 itself: range 1 from 0, and no word flips (flip_count 0), so
+      // 1.0 stays 1.0 (cuRAND's (0, 1]; PyTorch's flip is not cuRAND's).
       j->kind = GenerateKind::kUniformFloat32, j->words = 1, j->size = 4;
-      p.low_f = 0, p.range_f = 1, p.high_f = 2;
+      p.low_f = 0, p.range_f = 1, p.flip_count = 0;
       return Status();
     case CurandHostFunction::kUniformDouble:
       j->kind = GenerateKind::kUniformFloat64, j->words = 2, j->size = 8;

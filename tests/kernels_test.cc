@@ -61,10 +61,9 @@ std::vector<uint64_t> CountsAround(int lanes) {
 detail::KindParams SomeParams() {
   detail::KindParams p;
   p.low_f = -2.0f;
-  p.high_f = 3.0f;
   p.range_f = 5.0f;
-  p.low_bits = 0xC000u;  // -2 as float16; bfloat16 kinds only compare against these bits
-  p.high_bits = 0x4200u;
+  p.flip_first = 0xFFFFFF80u;  // the words whose u32 is 1.0f (t = 3 = H in float32)
+  p.flip_count = 128;
   p.p_words = detail::BernoulliWords(0.5f);
   p.range = 1000;
   p.low = -5;

@@ -289,7 +289,7 @@ def _int_out(v, dtype):
     return v & ((1 << INT_WIDTH[dtype]) - 1)
 
 
-def _uniform_one(words, low, high, dtype, variant, fused):
+def _uniform_one(words, low, high, dtype, variant, fused, flip=True):
     if dtype == F64:
         u, acc = u53(words[0], words[1]), F64
     else:
@@ -308,11 +308,37 @@ def _uniform_one(words, low, high, dtype, variant, fused):
     uval = value(u, acc)
     t = rnd(uval * range_a + lo_a, acc) if fused else rnd(rnd(uval * range_a, acc) + lo_a, acc)
     t_bits = round_bits(t, dtype)
+    if not flip:
+        return t_bits
     if dtype in (F16, BF16) and variant == "pytorch":
         return lo_t if value(t_bits, dtype) == hi_a else t_bits
     if dtype in (F16, BF16):  # SPEC text: t rounded to the output type, compared with H (a float)
         return round_bits(lo_a, dtype) if value(t_bits, dtype) == hi_a else t_bits
     return round_bits(lo_a, dtype) if t == hi_a else t_bits
+
+
+def uniform_flip_interval(low, high, dtype):
+    """The words x whose one-word uniform element is H (and flips to L), as
+    (first, end): the element before the flip never decreases as x grows, so
+    they are consecutive; found by bisection on this model's own values."""
+    if dtype in (F16, BF16):
+        h = value(round_bits(rnd(Fraction(high), F32), dtype), dtype)
+    else:
+        h = rnd(Fraction(high), F32)
+
+    def elem(x):
+        return value(_uniform_one([x], low, high, dtype, "pytorch", True, False), dtype)
+
+    def first(past):
+        lo, hi = 0, 1 << 32
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if past(elem(mid)):
+                hi = mid
+            else:
+                lo = mid + 1
+        return lo
+    return first(lambda v: v >= h), first(lambda v: v > h)
 
 
 def normal_detail(state, k, n, mean, std, dtype):

@@ -43,6 +43,16 @@ CASES = [
     ("u_f16_odd", "float16", "uniform", -3.7, 11.3),
     ("u_bf16_01", "bfloat16", "uniform", 0.0, 1.0),
     ("u_bf16_narrow", "bfloat16", "uniform", 0.1, 0.2),
+    # The flip's edges (uniform_flip_interval): R rounded up, so the largest
+    # words give more than H and the flipped words end before 2^32 - 1; no
+    # word reaching H; H = 0, where float16 elements that round to -0 equal
+    # H and flip (PyTorch compares values).
+    ("u_f32_past_h", "float32", "uniform", -1.0, 1.0000003576278687),
+    ("u_f16_past_h", "float16", "uniform", -1.0, 1.0029296875),
+    ("u_bf16_past_h", "bfloat16", "uniform", -1.0, 1.0234375),
+    ("u_f32_no_flip", "float32", "uniform", -3.5762786865234374e-08, 1.0),
+    ("u_f32_zero_top", "float32", "uniform", -1.0, 0.0),
+    ("u_f16_neg_zero", "float16", "uniform", -9.5367431640625e-07, 0.0),
     ("n_f32", "float32", "normal", 0.0, 1.0),
     ("n_f32_ms", "float32", "normal", 3.0, 0.5),
     ("n_f16", "float16", "normal", 0.0, 1.0),
@@ -114,8 +124,13 @@ def main():
                           "\n  ; " + " ".join(format(w, "x") for w in st) + "\n")
         if dist == "normal" or D.word_count(dist, dtype, p) == 2:
             continue  # pairs of words; the fills above cover them
+        words = edge_words()
+        if dist == "uniform":  # each side of both ends of the flipped words
+            first, end = D.uniform_flip_interval(a, b, dtype)
+            words = sorted(set(words) | {w for e in (first, end) for w in (e - 1, e)
+                                         if 0 <= w < 2**32})
         pairs = []
-        for w in edge_words():
+        for w in words:
             vals, _ = D.fill_words([w], dist, p, dtype)
             pairs.append(f"{w:x}:{vals[0]:x}")
         out.write(f"convert {name} {dtype} {dist} {a!r} {b!r}\n  -> ")

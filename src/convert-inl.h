@@ -41,6 +41,8 @@
 HWY_BEFORE_NAMESPACE();
 namespace randtensor {
 namespace HWY_NAMESPACE {
+#ifndef kBatches
+#endif
 namespace convert {
 
 namespace hn = hwy::HWY_NAMESPACE;
@@ -103,13 +105,23 @@ HWY_INLINE VW Float16Bits(VF f) {
   return hn::Or(out, hn::ShiftRight<16>(sign));
 }
 
-// Round-to-nearest-even float -> bfloat16 bits (finite inputs).
-HWY_INLINE VW Bfloat16Bits(VF f) {
+// Round-to-nearest-even float -> bfloat16 bits (finite inputs), in the high
+// half of each word (the low half is garbage).
+HWY_INLINE VW Bfloat16Rounded(VF f) {
   const DW dw;
   const VW x = hn::BitCast(dw, f);
+#if HWY_TARGET <= HWY_AVX3 && HWY_ARCH_X86
+  // + 1 where the kept lsb (bit 16) is set: a test and a masked add.
+  const __mmask16 odd = _mm512_test_epi32_mask(x.raw, hn::Set(dw, 0x10000u).raw);
+  const VW up = hn::Add(x, hn::Set(dw, 0x7FFFu));
+  return VW{_mm512_mask_add_epi32(up.raw, odd, up.raw, hn::Set(dw, 1u).raw)};
+#else
   const VW odd = hn::And(hn::ShiftRight<16>(x), hn::Set(dw, 1u));
-  return hn::ShiftRight<16>(hn::Add(hn::Add(x, hn::Set(dw, 0x7FFFu)), odd));
+  return hn::Add(hn::Add(x, hn::Set(dw, 0x7FFFu)), odd);
+#endif
 }
+// ... in the low half of each word.
+HWY_INLINE VW Bfloat16Bits(VF f) { return hn::ShiftRight<16>(Bfloat16Rounded(f)); }
 
 // A store of one vector of elements: plain (any alignment), or with
 // `stream` a non-temporal store (p aligned to the vector) where the vector is
@@ -411,7 +423,16 @@ HWY_INLINE void ConvertVector(const KindParams& p, VW w, void* dst, bool stream 
   } else if constexpr (kKind == GenerateKind::kUniformBfloat16) {
     UniformHalf<true>(p, w, dst, stream);
   } else if constexpr (kKind == GenerateKind::kBernoulliUint8) {
+#if HWY_TARGET <= HWY_AVX3 && HWY_ARCH_X86
+    // The compare's mask picks bytes of 1 directly (a zero-masked byte move):
+    // no select on words and no narrowing of them.
+    const __mmask16 hit = _mm512_cmplt_epu32_mask(w.raw, hn::Set(DW(), p.p_words).raw);
+    const hn::Rebind<uint8_t, DW> d8;
+    Put(d8, hn::Vec<decltype(d8)>{_mm_maskz_mov_epi8(hit, _mm_set1_epi8(1))},
+        static_cast<uint8_t*>(dst), stream);
+#else
     Store8(BernoulliBits(p, w, 1), static_cast<uint8_t*>(dst), stream);
+#endif
   } else if constexpr (kKind == GenerateKind::kBernoulliInt32) {
     Put(DW(), BernoulliBits(p, w, 1), static_cast<uint32_t*>(dst), stream);
   } else if constexpr (kKind == GenerateKind::kBernoulliFloat32) {
@@ -512,7 +533,25 @@ HWY_INLINE void ConvertVectors(const KindParams& p, const VW* w, size_t n, T* ou
       }
     }
   } else {
-    for (size_t g = 0; g < n; ++g) ConvertVector<kKind>(p, w[g], out + g * N, stream);
+    size_t g = 0;
+#if HWY_TARGET <= HWY_AVX3 && HWY_ARCH_X86
+    if constexpr (kKind == GenerateKind::kUniformBfloat16) {
+      // Two vectors at a time: each word rounded in place (its high half is
+      // the bfloat16), then one two-table word permute takes the high halves
+      // of both: no shifts, and no narrowing of each vector on its own.
+      const hn::ScalableTag<uint16_t> d16;
+      const __m512i high_halves = _mm512_set_epi16(
+          63, 61, 59, 57, 55, 53, 51, 49, 47, 45, 43, 41, 39, 37, 35, 33,
+          31, 29, 27, 25, 23, 21, 19, 17, 15, 13, 11, 9, 7, 5, 3, 1);
+      for (; g + 2 <= n; g += 2) {
+        const VW a = Bfloat16Rounded(UniformFloat(p, w[g]));
+        const VW b = Bfloat16Rounded(UniformFloat(p, w[g + 1]));
+        Put(d16, hn::Vec<decltype(d16)>{_mm512_permutex2var_epi16(a.raw, high_halves, b.raw)},
+            reinterpret_cast<uint16_t*>(out + g * N), stream);
+      }
+    }
+#endif
+    for (; g < n; ++g) ConvertVector<kKind>(p, w[g], out + g * N, stream);
   }
 }
 

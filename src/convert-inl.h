@@ -214,26 +214,25 @@ using VD = hn::Vec<DD>;
 
 HWY_INLINE VU64 Low32(VU64 v) { return hn::And(v, hn::Set(DU64(), 0xFFFFFFFFull)); }
 
-// x mod r for every word x, r = p.range < 2^28: q = floor(x * (1 / r)) in
-// double is off by at most one (relative error 2^-52 on x / r < 2^32), and
-// m = x - q r is exact (integers below 2^33), so one step either way makes
-// it the true remainder.
+// x mod r for every word x, r = p.range < 2^28: q = floor(x / r) by the
+// multiply of SetIntegerRange (kernels.h), exact for every 32-bit x, then
+// x - q r (exact: q r <= x). About 10 operations per vector, where the
+// former floor(x * (1 / r)) in double lanes took about 24.
 HWY_INLINE VW ModRange(const KindParams& p, VW w) {
-  const DD dd;
+  const DW dw;
+#if HWY_TARGET <= HWY_AVX3
+  const VW q0 = Multiply(w, p.mod_magic).hi;  // narrow lanes' 32x32 -> 64 (philox-inl.h)
+#else
   const DU64 du;
-  const VD r = hn::Set(dd, static_cast<double>(p.range));
-  const VD inv = hn::Set(dd, 1.0 / static_cast<double>(p.range));
-  const auto mod = [&](VU64 x) {
-    const VD xd = math::DoubleOfSmall(dd, x);
-    const VD q = hn::Floor(hn::Mul(xd, inv));
-    VD m = hn::Sub(xd, hn::Mul(q, r));
-    m = hn::IfThenElse(hn::Lt(m, hn::Zero(dd)), hn::Add(m, r), m);
-    m = hn::IfThenElse(hn::Ge(m, r), hn::Sub(m, r), m);
-    // m < 2^28: the low bits of 2^52 + m.
-    return Low32(hn::BitCast(du, hn::Add(m, hn::Set(dd, 0x1p52))));
-  };
-  const VU64 l = hn::BitCast(du, w);
-  return hn::BitCast(DW(), hn::Or(mod(Low32(l)), hn::ShiftLeft<32>(mod(hn::ShiftRight<32>(l)))));
+  const VW magic = hn::Set(dw, p.mod_magic);
+  const VU64 even = hn::MulEven(w, magic);
+  const VU64 odd = hn::MulEven(hn::BitCast(dw, hn::ShiftRight<32>(hn::BitCast(du, w))), magic);
+  const VW q0 = hn::BitCast(
+      dw, hn::Or(hn::ShiftRight<32>(even), hn::And(odd, hn::Set(du, 0xFFFFFFFF00000000ull))));
+#endif
+  const VW t = hn::Add(hn::ShiftRightSame(hn::Sub(w, q0), p.mod_pre), q0);
+  const VW q = hn::ShiftRightSame(t, p.mod_post);
+  return hn::Sub(w, hn::Mul(q, hn::Set(dw, p.range)));
 }
 
 // x mod r for 64-bit x in every 64-bit lane, r = p.range64 in [2^28, 2^64):

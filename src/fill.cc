@@ -272,7 +272,7 @@ Status ResolveIntegers(DataType type, const Distribution& d, detail::GenerateKin
     p->range64 = static_cast<uint64_t>(range);
     return Status();
   }
-  p->range = static_cast<uint32_t>(range);
+  detail::SetIntegerRange(p, static_cast<uint32_t>(range));
   return Status();
 }
 

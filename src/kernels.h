@@ -45,6 +45,8 @@ struct KindParams {
   float mean_f = 0, std_f = 1;               // normal: float(mean), float(std)
   uint32_t p_words = 0;  // bernoulli: the words x with u32(x) < float(p) are [0, p_words)
   uint32_t range = 1;                        // integers: high - low (< 2^28)
+  uint32_t mod_magic = 0;                    // ... and floor(x / range) by a multiply:
+  int mod_pre = 0, mod_post = 0;             //     SetIntegerRange
   int64_t low = 0;                           // integers: low
   double low_d = 0, high_d = 0, range_d = 0;  // uniform float64: L, H, R = H - L
   double p_d = 0;                             // bernoulli float64: p
@@ -78,6 +80,31 @@ inline uint32_t BernoulliWords(P p) {
     }
   }
   return static_cast<uint32_t>(lo);
+}
+
+// integers with one word per element: range r in [1, 2^28) and the
+// constants of floor(x / r) for every 32-bit x without a division
+// (libdivide's branch-free unsigned division, after Granlund and Montgomery):
+// q0 = hi32(x * magic), q = ((x - q0) >> pre) + q0) >> post. With
+// L = floor(log2 r): magic = 1 + (2 floor(2^(32+L) / r) + [2 rem >= r])
+// mod 2^32, pre 1, post L; a power of two: magic 0, pre 1, post L - 1;
+// r = 1: magic 0, pre 0, post 0 (q = x).
+inline void SetIntegerRange(KindParams* p, uint32_t r) {
+  p->range = r;
+  p->mod_magic = 0, p->mod_pre = 0, p->mod_post = 0;
+  if (r <= 1) return;
+  int log2 = 0;
+  while ((r >> (log2 + 1)) != 0) ++log2;
+  p->mod_pre = 1;
+  if ((r & (r - 1)) == 0) {
+    p->mod_post = log2 - 1;
+    return;
+  }
+  const uint64_t num = uint64_t{1} << (32 + log2);
+  const uint64_t rem = num % r;
+  uint64_t m = 2 * (num / r) + (2 * rem >= r ? 1 : 0);
+  p->mod_magic = static_cast<uint32_t>(m + 1);
+  p->mod_post = log2;
 }
 
 // What every kernel needs to know about the stream: word j of the stream is

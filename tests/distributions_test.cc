@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -392,6 +393,53 @@ TEST(Distributions, WideIntegerRemaindersAreExactOnEveryTarget) {
     }
   }
   EXPECT_GT(checked, 10);
+}
+
+// One-word integers take x mod r by a multiply (SetIntegerRange): every r
+// below 2^12, each side of every power of two up to 2^28, and scattered
+// ones, at the words where floor(x / r) changes (0, multiples of r and their
+// neighbours, the largest words) and random ones, against C++'s own %.
+TEST(Distributions, IntegerRemaindersAreExactOnEveryTarget) {
+  std::vector<uint32_t> ranges;
+  for (uint32_t r = 1; r < 4096; ++r) ranges.push_back(r);
+  for (int k = 12; k <= 28; ++k) {
+    for (int d = -1; d <= 1; ++d) {
+      const uint32_t r = (uint32_t{1} << k) + static_cast<uint32_t>(d);
+      if (r < (uint32_t{1} << 28)) ranges.push_back(r);
+    }
+  }
+  std::mt19937 rng(0x1d2);
+  for (int i = 0; i < 200; ++i) ranges.push_back(1 + rng() % ((uint32_t{1} << 28) - 1));
+  int count = 0;
+  const detail::KernelTable* tables = detail::CompiledKernels(&count);
+  int checked = 0;
+  for (const uint32_t r : ranges) {
+    std::vector<uint32_t> xs = {0, 1, 0xFFFFFFFFu, 0xFFFFFFFEu, 0x80000000u, 0x7FFFFFFFu};
+    const uint64_t top = 0xFFFFFFFFull / r * r;  // the largest multiple of r
+    for (const uint64_t m : {uint64_t{r}, uint64_t{2} * r, uint64_t{1000} * r, top - r, top}) {
+      for (int d = -1; d <= 1; ++d) {
+        const uint64_t x = m + static_cast<uint64_t>(d);
+        if (x <= 0xFFFFFFFFull) xs.push_back(static_cast<uint32_t>(x));
+      }
+    }
+    for (int i = 0; i < 8; ++i) xs.push_back(static_cast<uint32_t>(rng()));
+    detail::KindParams params;
+    detail::SetIntegerRange(&params, r);
+    params.low = -3;
+    for (int t = 0; t < count; ++t) {
+      if ((tables[t].hwy_target & hwy::SupportedTargets()) == 0) continue;
+      std::vector<int64_t> out(xs.size() + 1, 0x5A5A);
+      tables[t].Generate(detail::GenerateKind::kIntegersInt64)
+          .convert(params, xs.data(), xs.size(), out.data());
+      for (size_t i = 0; i < xs.size(); ++i) {
+        ASSERT_EQ(out[i], -3 + static_cast<int64_t>(xs[i] % r))
+            << tables[t].name << " r " << r << " x " << xs[i];
+      }
+      EXPECT_EQ(out[xs.size()], 0x5A5A) << "wrote past the end";
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 1000);
 }
 
 // bernoulli compares the word with a threshold X found once per fill

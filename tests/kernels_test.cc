@@ -65,7 +65,7 @@ detail::KindParams SomeParams() {
   p.flip_first = 0xFFFFFF80u;  // the words whose u32 is 1.0f (t = 3 = H in float32)
   p.flip_count = 128;
   p.p_words = detail::BernoulliWords(0.5f);
-  p.range = 1000;
+  detail::SetIntegerRange(&p, 1000);
   p.low = -5;
   p.low_d = -2.0;
   p.high_d = 3.0;

@@ -348,6 +348,32 @@ TEST(Distributions, FloatNormalsOfEdgeWordsAreWithinTheProvenBound) {
   EXPECT_GT(checked, 0);
 }
 
+// Converts n int64 elements of `kind` from `words` with every supported
+// target's kernel: element i must be want(i), and nothing past the end may
+// be written. Returns the targets checked.
+template <class WantFn>
+int ExpectInt64OnEveryTarget(detail::GenerateKind kind, const detail::KindParams& params,
+                             const uint32_t* words, size_t n, const WantFn& want,
+                             const std::string& what) {
+  int count = 0, checked = 0;
+  const detail::KernelTable* tables = detail::CompiledKernels(&count);
+  for (int t = 0; t < count; ++t) {
+    if ((tables[t].hwy_target & hwy::SupportedTargets()) == 0) continue;
+    std::vector<int64_t> out(n + 1, 0x5A5A);
+    tables[t].Generate(kind).convert(params, words, n, out.data());
+    for (size_t i = 0; i < n; ++i) {
+      if (out[i] != want(i)) {
+        ADD_FAILURE() << tables[t].name << " " << what << " element " << i << ": " << out[i]
+                      << ", want " << want(i);
+        return checked;
+      }
+    }
+    EXPECT_EQ(out[n], 0x5A5A) << tables[t].name << " " << what << ": wrote past the end";
+    ++checked;
+  }
+  return checked;
+}
+
 // Two-word integers take a vectorized 64-bit remainder (a double estimate of
 // the quotient, then exact fix-ups): words chosen where such estimates break
 // (x a multiple of r, one below, one above, 0, 2^64 - 1, near 2^63) for
@@ -359,8 +385,6 @@ TEST(Distributions, WideIntegerRemaindersAreExactOnEveryTarget) {
                              (uint64_t{3} << 40) + 7,   uint64_t{1} << 53,
                              (uint64_t{1} << 63) - 25,  uint64_t{1} << 63,
                              (uint64_t{1} << 63) + 999, ~uint64_t{0}};
-  int count = 0;
-  const detail::KernelTable* tables = detail::CompiledKernels(&count);
   int checked = 0;
   for (const uint64_t r : ranges) {
     std::vector<uint64_t> xs = {0, 1, r - 1, r, r + 1, ~uint64_t{0}, ~uint64_t{0} - 1,
@@ -379,18 +403,11 @@ TEST(Distributions, WideIntegerRemaindersAreExactOnEveryTarget) {
     detail::KindParams params;
     params.range64 = r;
     params.low = -7;
-    for (int t = 0; t < count; ++t) {
-      if ((tables[t].hwy_target & hwy::SupportedTargets()) == 0) continue;
-      std::vector<int64_t> out(xs.size() + 1, 0x5A5A);
-      tables[t].Generate(detail::GenerateKind::kIntegersWideInt64)
-          .convert(params, words.data(), xs.size(), out.data());
-      for (size_t i = 0; i < xs.size(); ++i) {
-        const int64_t want = static_cast<int64_t>(static_cast<uint64_t>(params.low) + xs[i] % r);
-        ASSERT_EQ(out[i], want) << tables[t].name << " r " << r << " x " << xs[i];
-      }
-      EXPECT_EQ(out[xs.size()], 0x5A5A) << "wrote past the end";
-      ++checked;
-    }
+    checked += ExpectInt64OnEveryTarget(
+        detail::GenerateKind::kIntegersWideInt64, params, words.data(), xs.size(),
+        [&](size_t i) { return static_cast<int64_t>(static_cast<uint64_t>(-7) + xs[i] % r); },
+        "r " + std::to_string(r));
+    if (HasFailure()) return;
   }
   EXPECT_GT(checked, 10);
 }
@@ -410,8 +427,6 @@ TEST(Distributions, IntegerRemaindersAreExactOnEveryTarget) {
   }
   std::mt19937 rng(0x1d2);
   for (int i = 0; i < 200; ++i) ranges.push_back(1 + rng() % ((uint32_t{1} << 28) - 1));
-  int count = 0;
-  const detail::KernelTable* tables = detail::CompiledKernels(&count);
   int checked = 0;
   for (const uint32_t r : ranges) {
     std::vector<uint32_t> xs = {0, 1, 0xFFFFFFFFu, 0xFFFFFFFEu, 0x80000000u, 0x7FFFFFFFu};
@@ -426,18 +441,10 @@ TEST(Distributions, IntegerRemaindersAreExactOnEveryTarget) {
     detail::KindParams params;
     detail::SetIntegerRange(&params, r);
     params.low = -3;
-    for (int t = 0; t < count; ++t) {
-      if ((tables[t].hwy_target & hwy::SupportedTargets()) == 0) continue;
-      std::vector<int64_t> out(xs.size() + 1, 0x5A5A);
-      tables[t].Generate(detail::GenerateKind::kIntegersInt64)
-          .convert(params, xs.data(), xs.size(), out.data());
-      for (size_t i = 0; i < xs.size(); ++i) {
-        ASSERT_EQ(out[i], -3 + static_cast<int64_t>(xs[i] % r))
-            << tables[t].name << " r " << r << " x " << xs[i];
-      }
-      EXPECT_EQ(out[xs.size()], 0x5A5A) << "wrote past the end";
-      ++checked;
-    }
+    checked += ExpectInt64OnEveryTarget(
+        detail::GenerateKind::kIntegersInt64, params, xs.data(), xs.size(),
+        [&](size_t i) { return -3 + static_cast<int64_t>(xs[i] % r); }, "r " + std::to_string(r));
+    if (HasFailure()) return;
   }
   EXPECT_GT(checked, 1000);
 }

@@ -175,6 +175,16 @@ HWY_INLINE void StoreHalf(VF t, uint16_t* dst, bool stream = false) {
 HWY_INLINE VF UniformFloat(const KindParams& p, VW w) {
   const DF df;
   const DW dw;
+  if (p.unit_scale) {  // uniform(0, 2^k): t = u32(x) 2^k in one multiply-add (kernels.h)
+    const VF mul = hn::Set(df, p.scale_mul), add = hn::Set(df, p.scale_add);
+#if HWY_TARGET <= HWY_AVX3 && HWY_ARCH_X86
+    const __mmask16 keep = _mm512_cmplt_epu32_mask(w.raw, hn::Set(dw, p.flip_first).raw);
+    return VF{_mm512_maskz_fmadd_ps(keep, FloatOfWord(w).raw, mul.raw, add.raw)};  // L = 0
+#else
+    const auto keep = hn::RebindMask(df, hn::Lt(w, hn::Set(dw, p.flip_first)));
+    return hn::IfThenElseZero(keep, math::MulAddExactProduct(FloatOfWord(w), mul, add));
+#endif
+  }
   const VF u = UnitFloat(w);
   const VF range = hn::Set(df, p.range_f), low = hn::Set(df, p.low_f);
   const VW from_first = hn::Sub(w, hn::Set(dw, p.flip_first));

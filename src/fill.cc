@@ -176,6 +176,18 @@ Status ResolveUniform(DataType type, const Distribution& d, detail::GenerateKind
   }
   p->flip_first = last.first;
   p->flip_count = last.count;
+  // uniform(0, 2^k), rand() above all: fma(u, R, 0) = u R exactly and u R =
+  // round(float(x) 2^(k-32) + 2^(k-33)) (scaling by a power of two commutes
+  // with rounding while every value stays a normal float: k in [-93, 127]),
+  // so the kernels make t with one multiply-add, and L = 0 is the flip.
+  int k = 0;
+  const bool power_of_two = std::frexp(range, &k) == 0.5f;  // range = 2^(k-1)
+  if (low == 0 && range == high && power_of_two && k - 1 >= -93 && k - 1 <= 127 &&
+      uint64_t{p->flip_first} + p->flip_count == (uint64_t{1} << 32)) {
+    p->unit_scale = true;
+    p->scale_mul = std::ldexp(1.0f, k - 1 - 32);
+    p->scale_add = std::ldexp(1.0f, k - 1 - 33);
+  }
   return Status();
 }
 

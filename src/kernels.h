@@ -42,6 +42,11 @@ struct KindParams {
   // uniform float32/16/bf16: the words whose element is H, flipped to L, are
   // [flip_first, flip_first + flip_count) (UniformFlipWords, fill.cc).
   uint32_t flip_first = 0, flip_count = 0;
+  // ... and where L = 0 and R = H = 2^k: t = u32(x) R is one multiply-add
+  // of float(x), scale_mul = 2^(k-32), scale_add = 2^(k-33), and the flipped
+  // words are [flip_first, 2^32) (fill.cc ResolveUniform).
+  bool unit_scale = false;
+  float scale_mul = 0, scale_add = 0;
   float mean_f = 0, std_f = 1;               // normal: float(mean), float(std)
   uint32_t p_words = 0;  // bernoulli: the words x with u32(x) < float(p) are [0, p_words)
   uint32_t range = 1;                        // integers: high - low (< 2^28)

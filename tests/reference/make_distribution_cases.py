@@ -53,6 +53,14 @@ CASES = [
     ("u_f32_no_flip", "float32", "uniform", -3.5762786865234374e-08, 1.0),
     ("u_f32_zero_top", "float32", "uniform", -1.0, 0.0),
     ("u_f16_neg_zero", "float16", "uniform", -9.5367431640625e-07, 0.0),
+    # uniform(0, 2^k), which the kernels make with one multiply-add of float(x)
+    # for k in [-93, 127] (kernels.h unit_scale), at both ends, and 2^-94,
+    # just outside, where t reaches float subnormals.
+    ("u_f32_pow2_small", "float32", "uniform", 0.0, 2.0**-93),
+    ("u_f32_pow2_large", "float32", "uniform", 0.0, 2.0**127),
+    ("u_f32_pow2_subnormal", "float32", "uniform", 0.0, 2.0**-94),
+    ("u_f16_pow2", "float16", "uniform", 0.0, 4.0),
+    ("u_bf16_pow2", "bfloat16", "uniform", 0.0, 0.25),
     ("n_f32", "float32", "normal", 0.0, 1.0),
     ("n_f32_ms", "float32", "normal", 3.0, 0.5),
     ("n_f16", "float16", "normal", 0.0, 1.0),

@@ -385,17 +385,35 @@ HWY_INLINE double UnitDoubleScalar(uint32_t a, uint32_t b, double scale) {
 }
 
 #if HWY_TARGET != HWY_SCALAR
-// u53 (scale 2^-53) or v (scale 2^-52) of the word pairs in l's lanes.
+// z = a ^ (b << 21) < 2^53 of the word pairs (a, b) in l's lanes (a low).
+HWY_INLINE VU64 Z53(VU64 l) {
+  const DU64 du;
+  const VU64 b21 = hn::ShiftLeft<21>(hn::ShiftRight<32>(l));
+#if HWY_TARGET <= HWY_AVX3 && HWY_ARCH_X86
+  // b21 ^ (l & 0xFFFFFFFF) in one ternary-logic op (0x78: A ^ (B & C)).
+  return VU64{_mm512_ternarylogic_epi64(b21.raw, l.raw, hn::Set(du, 0xFFFFFFFFull).raw, 0x78)};
+#else
+  return hn::Xor(Low32(l), b21);
+#endif
+}
+
+// z as a double (exact).
+HWY_INLINE VD DoubleOfZ53(VU64 z) {
+  const DD dd;
+#if HWY_TARGET <= HWY_AVX3 && HWY_ARCH_X86
+  return hn::ConvertTo(dd, hn::BitCast(hn::RebindToSigned<DD>(), z));  // vcvtqq2pd: exact
+#else
+  return hn::Add(hn::Mul(math::DoubleOfSmall(dd, hn::ShiftRight<32>(z)), hn::Set(dd, 0x1p32)),
+                 math::DoubleOfSmall(dd, Low32(z)));  // exact
+#endif
+}
+
+// u53 (scale 2^-53) or v (scale 2^-52) of the word pairs in l's lanes:
+// z scale + scale / 2, the product exact, so one rounding fused or not.
 HWY_INLINE VD UnitDouble(VU64 l, double scale) {
   const DD dd;
-  const VU64 z = hn::Xor(Low32(l), hn::ShiftLeft<21>(hn::ShiftRight<32>(l)));  // < 2^53
-#if HWY_TARGET <= HWY_AVX3 && HWY_ARCH_X86
-  const VD zd = hn::ConvertTo(dd, hn::BitCast(hn::RebindToSigned<DD>(), z));  // vcvtqq2pd: exact
-#else
-  const VD zd = hn::Add(hn::Mul(math::DoubleOfSmall(dd, hn::ShiftRight<32>(z)), hn::Set(dd, 0x1p32)),
-                        math::DoubleOfSmall(dd, Low32(z)));  // exact
-#endif
-  return hn::Add(hn::Mul(zd, hn::Set(dd, scale)), hn::Set(dd, scale * 0.5));
+  return math::MulAddExactProduct(DoubleOfZ53(Z53(l)), hn::Set(dd, scale),
+                                  hn::Set(dd, scale * 0.5));
 }
 #endif
 
@@ -516,6 +534,27 @@ HWY_INLINE void ConvertVectors(const KindParams& p, const VW* w, size_t n, T* ou
       Put(dd, hn::InterleaveUpper(dd, z0, z1), out + (g + 1) * N64, stream);
     }
   } else if constexpr (kKind == GenerateKind::kUniformFloat64) {
+    if (p.unit_scale) {
+      // uniform(0, 2^k): t = u53 2^k in one multiply-add of float(z), and
+      // t = H exactly where u53 = 1, i.e. z = 2^53 - 1 (z 2^-53 + 2^-54 is
+      // then the midpoint 1 - 2^-54, which rounds to even, 1): L = 0 there.
+      const VD mul = hn::Set(dd, p.scale_mul_d), add = hn::Set(dd, p.scale_add_d);
+      const VU64 top = hn::Set(du, (uint64_t{1} << 53) - 1);
+      for (size_t g = 0; g < n; ++g) {
+        const VU64 z = Z53(hn::BitCast(du, w[g]));
+#if HWY_TARGET <= HWY_AVX3 && HWY_ARCH_X86
+        const __mmask8 keep = _mm512_cmplt_epu64_mask(z.raw, top.raw);
+        Put(dd, VD{_mm512_maskz_fmadd_pd(keep, DoubleOfZ53(z).raw, mul.raw, add.raw)},
+            out + g * N64, stream);
+#else
+        const hn::RebindToSigned<DU64> di64;  // z < 2^53: the signed compare is exact
+        const auto keep = hn::RebindMask(dd, hn::Lt(hn::BitCast(di64, z), hn::BitCast(di64, top)));
+        Put(dd, hn::IfThenElseZero(keep, math::MulAddExactProduct(DoubleOfZ53(z), mul, add)),
+            out + g * N64, stream);
+#endif
+      }
+      return;
+    }
     for (size_t g = 0; g < n; ++g) {
       const VD t = math::FmaD(dd, UnitDouble(hn::BitCast(du, w[g]), 0x1p-53), hn::Set(dd, p.range_d),
                               hn::Set(dd, p.low_d));

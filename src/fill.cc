@@ -132,6 +132,15 @@ Status ResolveUniform(DataType type, const Distribution& d, detail::GenerateKind
       p->low_d = d.low;
       p->high_d = d.high;
       p->range_d = range_d;
+      // uniform(0, 2^k) as for float32 below, with u53 (k in [-968, 1023]:
+      // every value a normal double).
+      int k = 0;
+      if (d.low == 0 && range_d == d.high && std::frexp(range_d, &k) == 0.5 && k - 1 >= -968 &&
+          k - 1 <= 1023) {
+        p->unit_scale = true;
+        p->scale_mul_d = std::ldexp(1.0, k - 1 - 53);
+        p->scale_add_d = std::ldexp(1.0, k - 1 - 54);
+      }
       return Status();
     }
     default: return CannotHold(type, d.kind, " (a floating-point type is needed)");

@@ -45,8 +45,11 @@ struct KindParams {
   // ... and where L = 0 and R = H = 2^k: t = u32(x) R is one multiply-add
   // of float(x), scale_mul = 2^(k-32), scale_add = 2^(k-33), and the flipped
   // words are [flip_first, 2^32) (fill.cc ResolveUniform).
+  // (For float64, u53 R with scale_mul_d = 2^(k-53), scale_add_d = 2^(k-54),
+  // the flipped words those with z = 2^53 - 1.)
   bool unit_scale = false;
   float scale_mul = 0, scale_add = 0;
+  double scale_mul_d = 0, scale_add_d = 0;
   float mean_f = 0, std_f = 1;               // normal: float(mean), float(std)
   uint32_t p_words = 0;  // bernoulli: the words x with u32(x) < float(p) are [0, p_words)
   uint32_t range = 1;                        // integers: high - low (< 2^28)

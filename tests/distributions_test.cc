@@ -348,27 +348,28 @@ TEST(Distributions, FloatNormalsOfEdgeWordsAreWithinTheProvenBound) {
   EXPECT_GT(checked, 0);
 }
 
-// Converts n int64 elements of `kind` from `words` with every supported
-// target's kernel: element i must be want(i), and nothing past the end may
-// be written. Returns the targets checked.
-template <class WantFn>
-int ExpectInt64OnEveryTarget(detail::GenerateKind kind, const detail::KindParams& params,
-                             const uint32_t* words, size_t n, const WantFn& want,
-                             const std::string& what) {
+// Converts n elements (of type T) of `kind` from `words` with every
+// supported target's kernel: element i must have want(i)'s bits, and nothing
+// past the end may be written. Returns the targets checked.
+template <typename T, class WantFn>
+int ExpectOnEveryTarget(detail::GenerateKind kind, const detail::KindParams& params,
+                        const uint32_t* words, size_t n, const WantFn& want,
+                        const std::string& what) {
   int count = 0, checked = 0;
   const detail::KernelTable* tables = detail::CompiledKernels(&count);
   for (int t = 0; t < count; ++t) {
     if ((tables[t].hwy_target & hwy::SupportedTargets()) == 0) continue;
-    std::vector<int64_t> out(n + 1, 0x5A5A);
+    std::vector<T> out(n + 1, T(0x5A5A));
     tables[t].Generate(kind).convert(params, words, n, out.data());
     for (size_t i = 0; i < n; ++i) {
-      if (out[i] != want(i)) {
+      const T w = want(i);
+      if (std::memcmp(&out[i], &w, sizeof(T)) != 0) {
         ADD_FAILURE() << tables[t].name << " " << what << " element " << i << ": " << out[i]
-                      << ", want " << want(i);
+                      << ", want " << w;
         return checked;
       }
     }
-    EXPECT_EQ(out[n], 0x5A5A) << tables[t].name << " " << what << ": wrote past the end";
+    EXPECT_EQ(out[n], T(0x5A5A)) << tables[t].name << " " << what << ": wrote past the end";
     ++checked;
   }
   return checked;
@@ -403,7 +404,7 @@ TEST(Distributions, WideIntegerRemaindersAreExactOnEveryTarget) {
     detail::KindParams params;
     params.range64 = r;
     params.low = -7;
-    checked += ExpectInt64OnEveryTarget(
+    checked += ExpectOnEveryTarget<int64_t>(
         detail::GenerateKind::kIntegersWideInt64, params, words.data(), xs.size(),
         [&](size_t i) { return static_cast<int64_t>(static_cast<uint64_t>(-7) + xs[i] % r); },
         "r " + std::to_string(r));
@@ -441,12 +442,52 @@ TEST(Distributions, IntegerRemaindersAreExactOnEveryTarget) {
     detail::KindParams params;
     detail::SetIntegerRange(&params, r);
     params.low = -3;
-    checked += ExpectInt64OnEveryTarget(
+    checked += ExpectOnEveryTarget<int64_t>(
         detail::GenerateKind::kIntegersInt64, params, xs.data(), xs.size(),
         [&](size_t i) { return -3 + static_cast<int64_t>(xs[i] % r); }, "r " + std::to_string(r));
     if (HasFailure()) return;
   }
   EXPECT_GT(checked, 1000);
+}
+
+// uniform float64 (SPEC.md section 8): z = a ^ (b << 21) of the word pair,
+// u53 = z 2^-53 + 2^-54, t = fma(u53, R, L), t == H flips to L. uniform(0,
+// 2^k) is made in one multiply-add (kernels.h unit_scale), with its flip at
+// z = 2^53 - 1 derived, not searched: both ends of k's range, just outside
+// it, and general bounds, at the z where u53 reaches 1, its neighbours, 0
+// and random z, on every target, against the formula in plain C++.
+TEST(Distributions, Float64UniformEdgesOnEveryTarget) {
+  const double bounds[][2] = {{0, 1},      {0, 8},         {0, 0x1p-968}, {0, 0x1p1023},
+                              {0, 0x1p-969}, {-1, 1},      {0, 3},        {2, 6}};
+  std::vector<uint64_t> zs = {0, 1, 2, uint64_t{1} << 52};
+  for (uint64_t d = 1; d <= 4; ++d) zs.push_back((uint64_t{1} << 53) - d);
+  std::mt19937_64 rng(0xf64);
+  for (int i = 0; i < 32; ++i) zs.push_back(rng() >> 11);
+  std::vector<uint32_t> words;
+  for (const uint64_t z : zs) {
+    const uint32_t b = static_cast<uint32_t>(z >> 21);
+    words.push_back(static_cast<uint32_t>(z ^ (uint64_t{b} << 21)));  // a: z's low 21 bits
+    words.push_back(b);
+  }
+  int checked = 0;
+  for (const auto& lh : bounds) {
+    detail::GenerateKind kind;
+    detail::KindParams params;
+    ASSERT_TRUE(detail::ResolveDistribution(DataType::kFloat64,
+                                            Distribution::Uniform(lh[0], lh[1]), &kind, &params)
+                    .ok());
+    const double range = lh[1] - lh[0];
+    checked += ExpectOnEveryTarget<double>(
+        kind, params, words.data(), zs.size(),
+        [&](size_t i) {
+          const double u = static_cast<double>(zs[i]) * 0x1p-53 + 0x1p-54;  // exact product
+          const double t = std::fma(u, range, lh[0]);
+          return t == lh[1] ? lh[0] : t;
+        },
+        "uniform(" + std::to_string(lh[0]) + ", " + std::to_string(lh[1]) + ")");
+    if (HasFailure()) return;
+  }
+  EXPECT_GT(checked, 8);
 }
 
 // bernoulli compares the word with a threshold X found once per fill

@@ -18,9 +18,9 @@ for v in ("new", "base"):
     for f in sorted(glob.glob(os.path.join(d, f"dist-{v}-*.json"))):
         for b in json.load(open(f))["benchmarks"]:
             if b.get("run_type") == "iteration":
-                n = b["name"].split("/", 2)[2].replace("/manual_time", "")
+                n = b["name"].split("/", 1)[1].replace("/manual_time", "")
                 res[(n, v)].append(b["vs_bits"])
-for n in sorted({k[0] for k in res}, key=lambda n: ("65536Ki" in n, n)):
+for n in sorted({k[0] for k in res}, key=lambda n: (n.split("/")[0], "65536Ki" in n, n)):
     new, base = res[(n, "new")], res[(n, "base")]
-    print(f"{n:42s} base {min(base):.2f}-{max(base):.2f}  new {min(new):.2f}-{max(new):.2f}"
+    print(f"{n:47s} base {min(base):.2f}-{max(base):.2f}  new {min(new):.2f}-{max(new):.2f}"
           f" (median {statistics.median(new):.2f})")

@@ -1,5 +1,6 @@
 // A 64-byte aligned byte buffer: a cache line and an AVX-512 vector, so
-// timings do not depend on where the allocator happened to put it.
+// timings do not depend on where the allocator happened to put it (or more
+// aligned, `align` a power of two: 4096 for O_DIRECT writes).
 #ifndef RANDTENSOR_TOOLS_BUFFER_H_
 #define RANDTENSOR_TOOLS_BUFFER_H_
 
@@ -16,8 +17,8 @@ namespace randtensor_cli {
 class Buffer {
  public:
   // Fails (status 1) when the memory cannot be had.
-  explicit Buffer(uint64_t bytes) : size_(bytes) {
-    constexpr uint64_t kAlign = 64;
+  explicit Buffer(uint64_t bytes, uint64_t align = 64) : size_(bytes) {
+    const uint64_t kAlign = std::max<uint64_t>(align, 64);
     // aligned_alloc wants a multiple of the alignment; it cannot be 0 either.
     if (bytes <= SIZE_MAX - kAlign) {
       const size_t rounded =

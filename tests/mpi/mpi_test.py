@@ -125,6 +125,28 @@ def test_cli_equals_one_process(tmp_path, sizes, flags):
     assert leftovers(tmp_path) == []
 
 
+@pytest.mark.parametrize("direct", ["1", "0"], ids=["o-direct", "page-cache"])
+def test_page_sized_chunks_equal_one_process_direct_or_not(tmp_path, direct):
+    # Chunks of many 4 KiB pages starting and ending inside pages (the .npy
+    # header, rows of 120044 bytes, uneven slabs): each rank writes a chunk's
+    # whole pages with O_DIRECT where the file system takes it (the default)
+    # or through the page cache (RANDTENSOR_MPI_DIRECT=0), and the partial
+    # pages at its ends through the page cache either way.
+    sizes = "37,30011"
+    flags = ["--dist", "uniform", "--seed", "5", "--format", "npy"]
+    want_stdout, want = single(tmp_path, "one", ["--sizes", sizes, *flags,
+                                                 "--strides", packed_strides([37, 30011])])
+    for ranks in RANKS:
+        out = tmp_path / f"np{ranks}"
+        result = mpirun(ranks, cli(), "generate", "--sizes", sizes, *flags,
+                        "--chunk-bytes", "300000", "--out", out,
+                        env={"RANDTENSOR_MPI_DIRECT": direct})
+        assert result.returncode == 0, (ranks, result.stderr)
+        assert result.stdout == want_stdout, ranks
+        assert out.read_bytes() == want, ranks
+    assert leftovers(tmp_path) == []
+
+
 def test_without_out_only_the_state(tmp_path):
     want_stdout, _ = single(tmp_path, "one", ["--sizes", "10,3", "--dist", "normal"])
     result = mpirun(3, cli(), "generate", "--sizes", "10,3", "--dist", "normal")

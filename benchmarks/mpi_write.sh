@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# The MPI CLI against independent processes: `mpirun -np 2 randtensor generate`
-# writing one shared file (each rank pwrite()s its slab), against two single-process
-# runs started at once that fill the same two slabs (--offset) into two files
+# The MPI CLI against independent processes: `mpirun -np P randtensor generate`
+# writing one shared file (each rank pwrite()s its slab), against P single-process
+# runs started at once that fill P slabs (--offset) into P files
 # in the same directory. Both write the same bytes (checked once), with the
-# same threads per process (one per rank on a 2-core machine: --threads T),
+# same threads per process (cores / P by default: --threads T),
 # through the tool's temporary file, fsync and rename. Prints each run's
 # wall time, rate (file bytes / wall seconds, GB/s) and the ratio
 # MPI / independent, then the range of the ratios. The two ways alternate
@@ -17,7 +17,8 @@
 #   DIR   where the files go (default: a new directory under /tmp); removed after
 #   ROWS  rows of 2^20 float32 values, 4 MiB each (default 512: 2 GiB)
 #   RUNS  repetitions (default 3)
-# Environment: MPIEXEC (default mpirun), THREADS per process (default: cores / 2).
+# Environment: MPIEXEC (default mpirun), RANKS = P (default 2), THREADS per
+# process (default: cores / P, at least 1).
 set -euo pipefail
 cli="$(realpath "${1:-build/tools/randtensor}")"
 dir="${2:-$(mktemp -d /tmp/randtensor-mpi-bench.XXXXXX)}"
@@ -25,19 +26,19 @@ rows="${3:-512}"
 runs="${4:-3}"
 cols=1048576
 mpiexec="${MPIEXEC:-mpirun}"
-threads="${THREADS:-$(( $(nproc) / 2 > 0 ? $(nproc) / 2 : 1 ))}"
+ranks="${RANKS:-2}"
+threads="${THREADS:-$(( $(nproc) / ranks > 0 ? $(nproc) / ranks : 1 ))}"
 mkdir -p "$dir"
 trap 'rm -rf "$dir"' EXIT
 
 # Open MPI: P may exceed the cores; root (CI, containers) must be allowed.
-launch=("$mpiexec" -np 2)
+launch=("$mpiexec" -np "$ranks")
 if "$mpiexec" --version 2>&1 | grep -q "Open MPI"; then
   launch+=(--oversubscribe)
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 fi
 common=(--dist uniform --dtype float32 --seed 42 --threads "$threads" --quiet)
 bytes=$(( rows * cols * 4 ))
-half=$(( rows / 2 ))
 
 now() { date +%s.%N; }
 rate() { awk -v b="$bytes" -v s="$1" 'BEGIN { printf "%.3f", b / s / 1e9 }'; }
@@ -47,24 +48,28 @@ mpi_run() {
     > /dev/null
 }
 independent_run() {
-  # Slab 0: rows [0, half); slab 1: rows [half, rows), from element half * cols.
-  "$cli" generate --sizes "$half,$cols" "${common[@]}" --out "$dir/slab0.bin" > /dev/null &
-  local first=$!
-  "$cli" generate --sizes "$(( rows - half )),$cols" --offset $(( half * cols )) "${common[@]}" \
-    --out "$dir/slab1.bin" > /dev/null
-  wait "$first"
+  # Slab i: rows [i rows / P, (i + 1) rows / P), from element (i rows / P) * cols.
+  local i first last pids=()
+  for (( i = 0; i < ranks; i++ )); do
+    first=$(( i * rows / ranks )); last=$(( (i + 1) * rows / ranks ))
+    "$cli" generate --sizes "$(( last - first )),$cols" --offset $(( first * cols )) \
+      "${common[@]}" --out "$dir/slab$i.bin" > /dev/null &
+    pids+=($!)
+  done
+  wait "${pids[@]}"
 }
 
 echo "machine: $(nproc) cores, $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo)," \
      "$(df -h --output=source,fstype "$dir" | tail -1 | tr -s ' ')"
-echo "tensor: $rows x $cols float32 ($(( bytes >> 20 )) MiB), $threads thread(s) per process," \
+echo "tensor: $rows x $cols float32 ($(( bytes >> 20 )) MiB), $ranks ranks," \
+     "$threads thread(s) per process," \
      "dir $dir"
 
 # Once: both ways write the same bytes.
 mpi_run
 independent_run
-cat "$dir/slab0.bin" "$dir/slab1.bin" | cmp - "$dir/mpi.bin"
-echo "check: mpirun's file == the two slabs, byte for byte"
+for (( i = 0; i < ranks; i++ )); do cat "$dir/slab$i.bin"; done | cmp - "$dir/mpi.bin"
+echo "check: mpirun's file == the $ranks slabs, byte for byte"
 
 printf "%-4s %12s %12s %12s %12s %8s\n" run mpi_s mpi_GBps indep_s indep_GBps ratio
 timed() {  # seconds that "$@" takes, after the last files are gone from the disk

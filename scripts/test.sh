@@ -19,5 +19,5 @@ cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DPython3_EXECUTABLE="$python"
   -DRANDTENSOR_BUILD_PYTHON=ON -DRANDTENSOR_BUILD_STATS=ON -DRANDTENSOR_BUILD_MPI=ON \
   -DRANDTENSOR_WERROR=ON
 cmake --build "$build" -j "$jobs"
-# Optional Python engines (dask, torch) are required here, not skipped.
-RANDTENSOR_REQUIRE_DASK=1 RANDTENSOR_REQUIRE_TORCH=1 ctest --test-dir "$build" --output-on-failure -j "$jobs"
+# Optional Python engines (dask, torch) and valgrind are required here, not skipped.
+RANDTENSOR_REQUIRE_DASK=1 RANDTENSOR_REQUIRE_TORCH=1 RANDTENSOR_REQUIRE_VALGRIND=1 ctest --test-dir "$build" --output-on-failure -j "$jobs"

@@ -84,11 +84,32 @@ namespace detail {
 
 HWY_EXPORT(GetKernelTable);
 
+namespace {
+
+// 32-bit lanes of a target's vectors, known without running its code; 0
+// where that needs the CPU (SVE's width).
+int LanesWithoutRunning(int64_t target) {
+  if (target == HWY_SCALAR) return 1;
+#if HWY_ARCH_X86
+  if (target == HWY_AVX3 || target == HWY_AVX3_DL) return 16;
+  if (target == HWY_AVX2) return 8;
+  if (target == HWY_SSE4 || target == HWY_SSSE3 || target == HWY_EMU128) return 4;
+#endif
+  return 0;
+}
+
+}  // namespace
+
 // Highway's export table has one slot per target bit it can dispatch to on
 // this architecture (a null pointer where nothing was compiled), then the
 // fallback (SCALAR or EMU128); slot 0 is its lazy dispatcher. Walking the
 // compiled target bits from the lowest (Highway's best target) up lists them
 // widest first, so the first supported entry is the default choice.
+//
+// A target this CPU does not run is listed by name with no kernels: its
+// GetKernelTable is never called, because the compiler may use the target's
+// instructions anywhere in it (GCC 12 builds AVX3's with EVEX moves, which an
+// AVX2-only CPU cannot execute).
 const KernelTable* CompiledKernels(int* count) noexcept {
   struct Tables {
     KernelTable entries[64];
@@ -96,6 +117,7 @@ const KernelTable* CompiledKernels(int* count) noexcept {
   };
   static const Tables tables = [] {
     Tables t;
+    const int64_t supported = hwy::SupportedTargets();
     for (int bit = 0; bit < 63; ++bit) {
       const int64_t target = int64_t{1} << bit;
       if ((HWY_TARGETS & target) == 0) continue;
@@ -106,6 +128,14 @@ const KernelTable* CompiledKernels(int* count) noexcept {
           static_cast<uint64_t>(chosen)));
       const auto get = HWY_DISPATCH_TABLE(GetKernelTable)[slot];
       if (get == nullptr) continue;
+      if ((supported & target) == 0) {
+        KernelTable entry{};
+        entry.name = hwy::TargetName(target);
+        entry.hwy_target = target;
+        entry.lanes = LanesWithoutRunning(target);
+        t.entries[t.count++] = entry;
+        continue;
+      }
       const KernelTable entry = get();
       // SCALAR and EMU128 share the fallback slot: list the one it holds once.
       if (entry.hwy_target == target) t.entries[t.count++] = entry;

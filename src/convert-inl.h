@@ -863,9 +863,16 @@ void GenerateConverted(const detail::Stream& s, uint64_t first, uint64_t count, 
     // one) at a multiple of its own size from the aligned `out`.
     convert_run(vectors, out, streaming);
     out += vectors * per_vector;
-    first += vectors * per_vector;
     count -= vectors * per_vector;
-    if (count != 0) GenerateChunked<kKind>(s, first, count, out);
+    if (count != 0) {
+      // The last, partial vector of blocks: converted whole into the stage,
+      // its first elements copied (plainly, as the head). Any fill smaller
+      // than a vector of blocks (64 elements on AVX-512) comes here: one
+      // fused vector costs it less than the words through L1 and a second
+      // pass (GenerateChunked).
+      convert_run(1, reinterpret_cast<T*>(stage), false);
+      std::memcpy(out, stage, count * sizeof(T));
+    }
     return;
   }
   // The stream position and the address disagree (AlignedHead): elements are

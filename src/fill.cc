@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 
 #include "src/dispatch.h"
 #include "src/half.h"
@@ -157,34 +158,17 @@ Status ResolveUniform(DataType type, const Distribution& d, detail::GenerateKind
   }
   p->low_f = low;
   p->range_f = range;
-  // The searches take about 150 ns (64 correctly rounded fmas), more than a
-  // 16-element fill itself, and callers repeat their bounds: each thread
-  // keeps its last answer.
-  struct FlipCache {
-    DataType type = DataType::kUint32;  // no uniform: never matches
-    float low = 0, range = 0, high = 0;
-    uint32_t first = 0, count = 0;
-  };
-  thread_local FlipCache last;
-  const auto same = [](float a, float b) { return detail::FloatBits(a) == detail::FloatBits(b); };
-  if (last.type != type || !same(last.low, low) || !same(last.range, range) ||
-      !same(last.high, high)) {
-    switch (type) {
-      case DataType::kFloat16:
-        UniformFlipWords(low, range, high,
-                         [](float t) { return detail::Float16Value(detail::Float16Bits(t)); }, p);
-        break;
-      case DataType::kBfloat16:
-        UniformFlipWords(low, range, high,
-                         [](float t) { return detail::Bfloat16Value(detail::Bfloat16Bits(t)); },
-                         p);
-        break;
-      default: UniformFlipWords(low, range, high, [](float t) { return t; }, p); break;
-    }
-    last = {type, low, range, high, p->flip_first, p->flip_count};
+  switch (type) {
+    case DataType::kFloat16:
+      UniformFlipWords(low, range, high,
+                       [](float t) { return detail::Float16Value(detail::Float16Bits(t)); }, p);
+      break;
+    case DataType::kBfloat16:
+      UniformFlipWords(low, range, high,
+                       [](float t) { return detail::Bfloat16Value(detail::Bfloat16Bits(t)); }, p);
+      break;
+    default: UniformFlipWords(low, range, high, [](float t) { return t; }, p); break;
   }
-  p->flip_first = last.first;
-  p->flip_count = last.count;
   // uniform(0, 2^k), rand() above all: fma(u, R, 0) = u R exactly and u R =
   // round(float(x) 2^(k-32) + 2^(k-33)) (scaling by a power of two commutes
   // with rounding while every value stays a normal float: k in [-93, 127]),
@@ -300,8 +284,9 @@ Status ResolveIntegers(DataType type, const Distribution& d, detail::GenerateKin
 }  // namespace
 
 namespace detail {
-Status ResolveDistribution(DataType type, const Distribution& d, GenerateKind* kind,
-                           KindParams* p) noexcept {
+namespace {
+
+Status Resolve(DataType type, const Distribution& d, GenerateKind* kind, KindParams* p) {
   if (TypeName(type) == nullptr) {
     return Status::Error(StatusCode::kUnsupported, "dtype = %d is not a supported data type",
                          static_cast<int>(type));
@@ -318,6 +303,44 @@ Status ResolveDistribution(DataType type, const Distribution& d, GenerateKind* k
   }
   return Status::Error(StatusCode::kInvalidArgument, "distribution.kind = %d is not a distribution",
                        static_cast<int>(d.kind));
+}
+
+// Whether a and b are the same request, bit for bit (NaN and -0 included).
+bool SameRequest(const Distribution& a, const Distribution& b) {
+  const auto same = [](double x, double y) { return std::memcmp(&x, &y, sizeof(x)) == 0; };
+  return a.kind == b.kind && same(a.low, b.low) && same(a.high, b.high) &&
+         same(a.mean, b.mean) && same(a.std, b.std) && same(a.p, b.p) &&
+         a.int_low == b.int_low && a.int_high == b.int_high;
+}
+
+}  // namespace
+
+Status ResolveDistribution(DataType type, const Distribution& d, GenerateKind* kind,
+                           KindParams* p) noexcept {
+  if (d.kind == DistributionKind::kBits) return Resolve(type, d, kind, p);  // nothing to cache
+  // Resolving costs more than a small fill (uniform's flip and bernoulli's
+  // threshold are binary searches of 32 correctly rounded steps), and callers
+  // repeat their requests: each thread keeps its last valid answer, a pure
+  // function of (type, d).
+  struct Last {
+    bool valid = false;
+    DataType type = DataType::kUint32;
+    Distribution d;
+    GenerateKind kind = GenerateKind::kBitsUint32;
+    KindParams params;
+  };
+  thread_local Last last;
+  if (last.valid && last.type == type && SameRequest(last.d, d)) {
+    *kind = last.kind;
+    *p = last.params;
+    return Status();
+  }
+  KindParams fresh;
+  Status status = Resolve(type, d, kind, &fresh);
+  if (!status.ok()) return status;
+  *p = fresh;
+  last = {true, type, d, *kind, fresh};
+  return status;
 }
 }  // namespace detail
 
@@ -350,12 +373,14 @@ Status PlanFill(const Layout& layout, GenerateKind kind, const KindParams& param
       return Status::Error(StatusCode::kInvalidArgument, "data is null for %llu elements",
                            static_cast<unsigned long long>(layout.count));
     }
-    if (addr % static_cast<uintptr_t>(element_size) != 0) {
+    // Element sizes are powers of two: masks, not divisions (this is every
+    // call's path).
+    if ((addr & static_cast<uintptr_t>(element_size - 1)) != 0) {
       return Status::Error(StatusCode::kMisaligned,
                            "data = %p is not aligned to the element size (%d bytes)", data,
                            element_size);
     }
-    if (byte_offset % static_cast<uint64_t>(element_size) != 0) {
+    if ((byte_offset & static_cast<uint64_t>(element_size - 1)) != 0) {
       return Status::Error(StatusCode::kMisaligned,
                            "byte_offset = %llu is not a multiple of the element size (%d bytes)",
                            static_cast<unsigned long long>(byte_offset), element_size);

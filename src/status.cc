@@ -20,12 +20,10 @@ const char* StatusCodeName(StatusCode code) noexcept {
   return "unknown_status";
 }
 
-Status& Status::operator=(const Status& other) noexcept {
-  code_ = other.code_;
+void Status::CopyMessage(const Status& other) noexcept {
   int i = 0;
   for (; i < kMaxMessage - 1 && other.message_[i] != '\0'; ++i) message_[i] = other.message_[i];
   message_[i] = '\0';
-  return *this;
 }
 
 Status Status::Error(StatusCode code, const char* format, ...) noexcept {

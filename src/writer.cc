@@ -87,8 +87,7 @@ struct Job {
         move(&p.kernels->Move(ElementBytes(p.kind))),
         stream{state.counter(), RoundKeys(state.key()), p.params},
         streaming(p.streaming),
-        element_size(ElementBytes(p.kind)),
-        stage_elements(kStageBytes / static_cast<uint64_t>(element_size)) {}
+        element_size(ElementBytes(p.kind)) {}
 
   const Plan* plan;
   const Layout* layout;
@@ -98,7 +97,8 @@ struct Job {
   bool streaming;
   Strategy strategy = Strategy::kRows;
   int element_size;
-  uint64_t stage_elements;  // elements that fit in the L1 stage
+  // Elements that fit in the L1 stage (a division: only where a stage is used).
+  uint64_t StageElements() const { return kStageBytes / static_cast<uint64_t>(element_size); }
 
   // Range tasks (rows, staged rows, scattered): task k covers local elements
   // [k * task_elements - lead, (k + 1) * task_elements - lead), clamped, so
@@ -205,7 +205,7 @@ void WriteStaged(const Job& job, uint64_t begin, uint64_t end) {
   alignas(64) char stage[kStageBytes];
   const Layout& L = *job.layout;
   const uint64_t base = job.plan->stream_base;
-  const uint64_t cap = job.stage_elements;
+  const uint64_t cap = job.StageElements();
   const int size = job.element_size;
   RowCursor cur(L, begin);
   if (L.stream_contiguous) {
@@ -360,7 +360,7 @@ uint64_t PlanRanges(Job& job, uint64_t n, uint32_t threads, uint64_t task_option
 uint64_t PlanTiles(Job& job, uint32_t threads, uint64_t task_option) {
   const Layout& L = *job.layout;
   const int64_t size_m = L.sizes[job.dim_m], size_l = L.sizes[L.rank - 1];
-  const int64_t stage = static_cast<int64_t>(job.stage_elements);
+  const int64_t stage = static_cast<int64_t>(job.StageElements());
   job.tile_m = std::min(size_m, kTileRows);
   job.tile_l = std::min(size_l, stage / job.tile_m);
   // Tiles that cut L start on a multiple of 16 columns, so that a dense
@@ -413,8 +413,10 @@ void WriteTensor(const Plan& plan, const PhiloxState& state, FillInfo* info) noe
   Job job(plan, state);
   // Range tasks start on Philox block boundaries where local order is
   // stream order (4 / w elements per block).
-  const uint64_t per_block = 4 / static_cast<uint64_t>(WordsPerElement(plan.kind));
-  job.lead = layout.stream_contiguous ? plan.stream_base % per_block : 0;
+  // (Masks, not divisions: a 64-bit divide takes tens of cycles, and this is
+  // every call's path.)
+  const uint64_t per_block = WordsPerElement(plan.kind) == 2 ? 2 : 4;
+  job.lead = layout.stream_contiguous ? plan.stream_base & (per_block - 1) : 0;
 
   if (layout.strides[inner] == 1 && inner_stream_run) {
     job.strategy = layout.sizes[inner] >= kDirectRow || layout.rank == 1 ? Strategy::kRows
@@ -427,10 +429,20 @@ void WriteTensor(const Plan& plan, const PhiloxState& state, FillInfo* info) noe
   }
   // Scattered elements are stored one at a time: never streamed.
   if (job.strategy == Strategy::kScattered) job.streaming = false;
-  const uint64_t tasks = job.strategy == Strategy::kTransposed
-                             ? PlanTiles(job, plan.threads, plan.task_elements)
-                             : PlanRanges(job, layout.count, plan.threads, plan.task_elements);
-  RunTasks(plan.parallel_for, static_cast<uint32_t>(tasks), plan.threads, RunTask, &job);
+  uint64_t tasks = 1;
+  if (layout.rank == 1 && job.strategy == Strategy::kRows && plan.task_elements == 0 &&
+      WantedTasks(layout.count, plan.threads) == 1) {
+    // One packed run in one task (every packed fill up to kInlineElements):
+    // the kernel directly, without the task machinery, which a 16-element
+    // fill would otherwise spend most of its time in.
+    job.Generate(plan.stream_base, layout.count, plan.origin, job.streaming);
+    if (job.streaming) StreamFence();
+  } else {
+    tasks = job.strategy == Strategy::kTransposed
+                ? PlanTiles(job, plan.threads, plan.task_elements)
+                : PlanRanges(job, layout.count, plan.threads, plan.task_elements);
+    RunTasks(plan.parallel_for, static_cast<uint32_t>(tasks), plan.threads, RunTask, &job);
+  }
 
   info->target = plan.kernels->name;
   info->lanes = plan.kernels->lanes;

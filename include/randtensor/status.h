@@ -40,9 +40,18 @@ class RANDTENSOR_API Status {
   static constexpr int kMaxMessage = 240;
 
   Status() noexcept { message_[0] = '\0'; }  // OK
-  // Copies only the used part of the message: an OK status costs a few bytes.
+  // Copies only the used part of the message: an OK status (the common
+  // case, on every call's path) costs two stores, inline.
   Status(const Status& other) noexcept { *this = other; }
-  Status& operator=(const Status& other) noexcept;
+  Status& operator=(const Status& other) noexcept {
+    code_ = other.code_;
+    if (other.message_[0] == '\0') {
+      message_[0] = '\0';
+    } else {
+      CopyMessage(other);
+    }
+    return *this;
+  }
 
   // printf-style message; truncated (never overflowing) at kMaxMessage - 1 bytes.
   static Status Error(StatusCode code, const char* format, ...) noexcept
@@ -57,6 +66,8 @@ class RANDTENSOR_API Status {
   const char* message() const noexcept { return message_; }
 
  private:
+  void CopyMessage(const Status& other) noexcept;
+
   StatusCode code_ = StatusCode::kOk;
   char message_[kMaxMessage];
 };

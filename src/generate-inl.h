@@ -78,7 +78,11 @@ static_assert(kBatches <= 6, "WithGroupSize's cases cover groups of up to 6 vect
 // The size of each group when `vectors` are cut into groups of at most
 // kBatches as evenly as possible: 16 vectors go as 6 + 5 + 5, not
 // 6 + 6 + 3 + 1, so no group is too small to hide the multiplier latency.
+// Up to 2 kBatches vectors (every run's last groups) without a division: a
+// 64-bit divide costs as much as a tenth of a row of 1024 words.
 HWY_INLINE size_t NextGroup(uint64_t vectors) {
+  if (vectors <= kBatches) return static_cast<size_t>(vectors);
+  if (vectors <= 2 * kBatches) return static_cast<size_t>((vectors + 1) / 2);
   const uint64_t groups = (vectors + kBatches - 1) / kBatches;
   return static_cast<size_t>((vectors + groups - 1) / groups);
 }
@@ -86,63 +90,105 @@ HWY_INLINE size_t NextGroup(uint64_t vectors) {
 // `groups` groups of kBatches vectors from counter c to out, word 0 not
 // carrying before their end (the caller checks): all groups share counter
 // words 1-3 (UniformGroups). A function of its own so that its loop is
-// compiled apart from GenerateBlocks' general one.
+// compiled apart from RunTail's.
 template <bool kStream>
 HWY_NOINLINE void WholeGroups(const Stream& s, Counter128 c, uint64_t groups, uint32_t* out) {
   UniformGroups<kBatches, kStream>(c, s.keys, groups, out);
 }
 
-// Writes stream blocks [block, block + nblocks) to out[0 .. 4 * nblocks).
-// With kStream, `out` must be aligned to the vector size.
-//
-// The run's vectors (the last one possibly partial) go in groups (see
-// NextGroup); a partial last vector is computed within the last group into
-// `tmp`.
+// The first `blocks` blocks of tmp to dst; streamed output stays streamed to
+// the end (see StreamCopy).
 template <bool kStream>
-void GenerateBlocks(const Stream& s, uint64_t block, uint64_t nblocks, uint32_t* out) {
-  const size_t N = BlocksPerVector();
-  const VState lane_block = BlockOfLane();
-  const uint64_t partial = nblocks % N;
-  uint64_t vectors = nblocks / N + (partial != 0 ? 1 : 0);
-  Counter128 c = s.start.Plus(block);
-  // Whole groups first, in a function of their own (WholeGroups): inside
-  // the general loop below (a division for the group size, a switch over six
-  // instantiations, a scratch choice and a 128-bit counter per group) they
-  // ran 10-15% slower on Zen 5. The last group or three take that loop, and
-  // so does a run whose word 0 carries (once per 2^32 blocks: PhiloxBatches
-  // handles the carry).
-  const auto delta = [N](size_t b) { return uint64_t{b} * N; };
-  if (vectors > 2 * kBatches) {
-    const uint64_t groups = (vectors - kBatches - 1) / kBatches;  // leaves > kBatches
-    if (HWY_LIKELY(groups * kBatches * N <= 0x100000000u - c.w[0])) {
-      WholeGroups<kStream>(s, c, groups, out);
-      c = c.Plus(groups * kBatches * N);
-      out += groups * 4 * N * kBatches;
-      vectors -= groups * kBatches;
-    }
+HWY_INLINE void CopyPartial(const uint32_t* tmp, uint64_t blocks, uint32_t* dst) {
+  if (kStream) {
+    StreamCopy(tmp, blocks * 4, dst);
+  } else {
+    std::memcpy(dst, tmp, blocks * 16);
   }
+}
+
+// The last `vectors` (at most 2 kBatches) vectors of a run from counter c,
+// word 0 not carrying before their last lane: one UniformRun (rounds 0-1
+// hoisted, round 9 fused with the transpose, as in WholeGroups) in groups of
+// NextGroup's sizes. With `partial` != 0 the last vector holds only that
+// many blocks: it is computed in the last group, into a scratch vector, so
+// its rounds hide behind the group's others.
+template <bool kStream>
+void RunTail(const Stream& s, Counter128 c, uint64_t vectors, uint64_t partial, uint32_t* out) {
+  const DU32 d32;
+  const size_t N32 = hn::Lanes(d32);
+  const size_t per_vector = 4 * BlocksPerVector();  // words
   HWY_ALIGN uint32_t tmp[4 * hn::MaxLanes(DState())];
+  UniformRun run(c, s.keys);
   while (vectors != 0) {
     const size_t k = NextGroup(vectors);
     const bool ends_partial = k == vectors && partial != 0;
     WithGroupSize(k, [&](auto group) {
-      GenerateBatches<decltype(group)::value, kStream>(
-          c, delta, s.keys, lane_block,
-          [&](size_t b) { return ends_partial && b + 1 == k ? tmp : out + 4 * N * b; },
-          ends_partial);
+      constexpr size_t kK = decltype(group)::value;
+      VState x0[kK], x1[kK], x2[kK], x3[kK];
+      run.Next<kK, philox::kRounds - 1>(s.keys, x0, x1, x2, x3);
+      LastRound<kK>(s.keys, x0, x1, x2, x3, [&](size_t b, size_t i, VU32 v) {
+        if (ends_partial && b + 1 == kK) return hn::Store(v, d32, tmp + i * N32);
+        uint32_t* HWY_RESTRICT to = out + b * per_vector + i * N32;
+        if (kStream) return hn::Stream(v, d32, to);
+        hn::StoreU(v, d32, to);
+      });
     });
-    if (ends_partial) {
-      // Streamed output stays streamed to the end (see StreamCopy).
-      uint32_t* dst = out + 4 * N * (k - 1);
-      if (kStream) {
-        StreamCopy(tmp, partial * 4, dst);
-      } else {
-        std::memcpy(dst, tmp, partial * 16);
-      }
-    }
-    c = c.Plus(k * N);
-    out += 4 * N * k;
+    if (ends_partial) CopyPartial<kStream>(tmp, partial, out + per_vector * (k - 1));
+    out += per_vector * k;
     vectors -= k;
+  }
+}
+
+// `vectors` vectors of blocks from counter c, word 0 not carrying before the
+// last lane (the last vector holding only `partial` blocks if that is not
+// 0): whole groups of kBatches first, in a function of their own
+// (WholeGroups: inside a general loop, with a switch over six group sizes,
+// they ran 10-15% slower on Zen 5), then the last two groups or fewer.
+template <bool kStream>
+HWY_INLINE void RunBlocks(const Stream& s, Counter128 c, uint64_t vectors, uint64_t partial,
+                          uint32_t* out) {
+  const size_t N = BlocksPerVector();
+  if (vectors > 2 * kBatches) {
+    const uint64_t groups = (vectors - kBatches - 1) / kBatches;  // leaves (kBatches, 2 kBatches]
+    WholeGroups<kStream>(s, c, groups, out);
+    c = c.Plus(groups * kBatches * N);
+    out += groups * 4 * N * kBatches;
+    vectors -= groups * kBatches;
+  }
+  RunTail<kStream>(s, c, vectors, partial, out);
+}
+
+// Writes stream blocks [block, block + nblocks) to out[0 .. 4 * nblocks).
+// With kStream, `out` must be aligned to the vector size. Runs whose counter
+// word 0 does not carry are one RunBlocks; across a carry (once per 2^32
+// blocks) the whole vectors before it are, the one vector whose lanes cross
+// it takes PhiloxBatches (every lane's counter added in full), and the rest
+// starts over.
+template <bool kStream>
+void GenerateBlocks(const Stream& s, uint64_t block, uint64_t nblocks, uint32_t* out) {
+  const size_t N = BlocksPerVector();
+  while (nblocks != 0) {
+    const Counter128 c = s.start.Plus(block);
+    const uint64_t room = 0x100000000u - c.w[0];  // blocks before word 0 carries
+    const uint64_t partial = nblocks % N;
+    const uint64_t vectors = nblocks / N + (partial != 0 ? 1 : 0);
+    if (HWY_LIKELY(vectors * N <= room)) return RunBlocks<kStream>(s, c, vectors, partial, out);
+    uint64_t taken = room / N * N;
+    if (taken != 0) {
+      RunBlocks<kStream>(s, c, taken / N, 0, out);
+    } else {
+      taken = std::min<uint64_t>(nblocks, N);
+      const bool part = taken < N;
+      HWY_ALIGN uint32_t tmp[4 * hn::MaxLanes(DState())];
+      GenerateBatches<1, kStream>(
+          c, [](size_t) { return uint64_t{0}; }, s.keys, BlockOfLane(),
+          [&](size_t) { return part ? tmp : out; }, part);
+      if (part) CopyPartial<kStream>(tmp, taken, out);
+    }
+    block += taken;
+    nblocks -= taken;
+    out += 4 * taken;
   }
 }
 

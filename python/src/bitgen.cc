@@ -44,10 +44,16 @@ namespace py = pybind11;
 using namespace pybind11::literals;
 
 // Keeps the refill out of the per-value hot paths (no stack frame there).
+// BITGEN_HOT starts each hot path on a 64-byte boundary, so that its few
+// instructions never straddle two fetch lines: NextUint32 (31 bytes) where
+// the linker happened to put it, across a line, cost about one cycle per
+// value on Zen 4 (2.22 against 1.95 ns per float32 value; docs/numpy.md).
 #if defined(__GNUC__)
 #define BITGEN_COLD __attribute__((noinline, cold))
+#define BITGEN_HOT __attribute__((aligned(64)))
 #else
 #define BITGEN_COLD
+#define BITGEN_HOT
 #endif
 
 namespace {
@@ -349,18 +355,19 @@ class Philox4x32 {
  private:
   // ---- the C interface NumPy calls (with or without the GIL, lock held) ----
   // NumPy's loops call these once per value through a pointer: each hot path
-  // is a few instructions with no stack frame, and the refill a tail call.
-  static uint32_t NextUint32(void* st) {
+  // is a few instructions with no stack frame, in one 64-byte line
+  // (BITGEN_HOT), and the refill a tail call.
+  BITGEN_HOT static uint32_t NextUint32(void* st) {
     auto* g = static_cast<Philox4x32*>(st);
     if (g->pos_ != g->len_) return g->buffer_[g->pos_++];
     return g->RefillThenNext();
   }
-  static uint64_t NextUint64(void* st) {
+  BITGEN_HOT static uint64_t NextUint64(void* st) {
     auto* g = static_cast<Philox4x32*>(st);
     if (g->len_ - g->pos_ >= 2) return g->TakePair();
     return g->NextUint64Slow();
   }
-  static double NextDouble(void* st) {
+  BITGEN_HOT static double NextDouble(void* st) {
     auto* g = static_cast<Philox4x32*>(st);
     if (g->len_ - g->pos_ >= 2) return ToDouble(g->TakePair());
     return ToDouble(g->NextUint64Slow());
@@ -368,7 +375,7 @@ class Philox4x32 {
   static double ToDouble(uint64_t bits) {  // NumPy's rule: 53 bits, [0, 1)
     return static_cast<double>(bits >> 11) * (1.0 / 9007199254740992.0);
   }
-  static uint64_t NextRaw(void* st) { return NextUint32(st); }
+  BITGEN_HOT static uint64_t NextRaw(void* st) { return NextUint32(st); }
 
   uint32_t Next() { return NextUint32(this); }
   BITGEN_COLD uint32_t RefillThenNext() {

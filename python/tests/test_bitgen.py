@@ -9,6 +9,7 @@ import ctypes
 import pathlib
 import pickle
 import re
+import sys
 import threading
 
 import numpy as np
@@ -177,6 +178,17 @@ def test_capsule_is_numpys_bitgen_t_and_keeps_the_generator_alive():
     assert bitgen.next_uint64(s) == expected[1] | expected[2] << 32
     assert bitgen.next_raw(s) == expected[3]
     assert bitgen.next_double(s) == (pairs(expected[4:6])[0] >> 11) * 2.0 ** -53
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="GCC/Clang builds only")
+def test_hot_paths_start_on_64_byte_lines():
+    # bitgen.cc's BITGEN_HOT: a hot path across two lines cost about a cycle
+    # per value (docs/numpy.md, Speed); nothing else would notice losing it.
+    get = ctypes.pythonapi.PyCapsule_GetPointer
+    get.restype, get.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
+    bg = Philox4x32(1)
+    table = (ctypes.c_void_p * 5).from_address(get(bg.capsule, b"BitGenerator"))
+    assert [table[i] % 64 for i in range(1, 5)] == [0, 0, 0, 0]
 
 
 def test_lock():

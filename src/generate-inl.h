@@ -87,13 +87,11 @@ HWY_INLINE size_t NextGroup(uint64_t vectors) {
   return static_cast<size_t>((vectors + groups - 1) / groups);
 }
 
-// `groups` groups of kBatches vectors from counter c to out, word 0 not
-// carrying before their end (the caller checks): all groups share counter
-// words 1-3 (UniformGroups). A function of its own so that its loop is
-// compiled apart from RunTail's.
+// The next `groups` groups of kBatches vectors of `run` to out (UniformGroups).
+// A function of its own so that its loop is compiled apart from RunTail's.
 template <bool kStream>
-HWY_NOINLINE void WholeGroups(const Stream& s, Counter128 c, uint64_t groups, uint32_t* out) {
-  UniformGroups<kBatches, kStream>(c, s.keys, groups, out);
+HWY_NOINLINE void WholeGroups(const Stream& s, UniformRun& run, uint64_t groups, uint32_t* out) {
+  UniformGroups<kBatches, kStream>(run, s.keys, groups, out);
 }
 
 // The first `blocks` blocks of tmp to dst; streamed output stays streamed to
@@ -114,12 +112,11 @@ HWY_INLINE void CopyPartial(const uint32_t* tmp, uint64_t blocks, uint32_t* dst)
 // many blocks: it is computed in the last group, into a scratch vector, so
 // its rounds hide behind the group's others.
 template <bool kStream>
-void RunTail(const Stream& s, Counter128 c, uint64_t vectors, uint64_t partial, uint32_t* out) {
+void RunTail(const Stream& s, UniformRun& run, uint64_t vectors, uint64_t partial, uint32_t* out) {
   const DU32 d32;
   const size_t N32 = hn::Lanes(d32);
   const size_t per_vector = 4 * BlocksPerVector();  // words
   HWY_ALIGN uint32_t tmp[4 * hn::MaxLanes(DState())];
-  UniformRun run(c, s.keys);
   while (vectors != 0) {
     const size_t k = NextGroup(vectors);
     const bool ends_partial = k == vectors && partial != 0;
@@ -146,17 +143,16 @@ void RunTail(const Stream& s, Counter128 c, uint64_t vectors, uint64_t partial, 
 // (WholeGroups: inside a general loop, with a switch over six group sizes,
 // they ran 10-15% slower on Zen 5), then the last two groups or fewer.
 template <bool kStream>
-HWY_INLINE void RunBlocks(const Stream& s, Counter128 c, uint64_t vectors, uint64_t partial,
-                          uint32_t* out) {
-  const size_t N = BlocksPerVector();
+HWY_INLINE void RunBlocks(const Stream& s, const Counter128& c, uint64_t vectors,
+                          uint64_t partial, uint32_t* out) {
+  UniformRun run(c, s.keys);  // one for the whole run: set up once per call
   if (vectors > 2 * kBatches) {
     const uint64_t groups = (vectors - kBatches - 1) / kBatches;  // leaves (kBatches, 2 kBatches]
-    WholeGroups<kStream>(s, c, groups, out);
-    c = c.Plus(groups * kBatches * N);
-    out += groups * 4 * N * kBatches;
+    WholeGroups<kStream>(s, run, groups, out);
+    out += groups * 4 * BlocksPerVector() * kBatches;
     vectors -= groups * kBatches;
   }
-  RunTail<kStream>(s, c, vectors, partial, out);
+  RunTail<kStream>(s, run, vectors, partial, out);
 }
 
 // Writes stream blocks [block, block + nblocks) to out[0 .. 4 * nblocks).

@@ -513,13 +513,12 @@ class UniformRun {
   uint64_t step_;
 };
 
-// GenerateBatches for `groups` groups of kBatches vectors from a counter
-// whose word 0 does not carry before the last of them (UniformRun),
-// contiguous output from `out`.
+// GenerateBatches for the next `groups` groups of kBatches vectors of `run`
+// (whose word 0 does not carry before the last of them), contiguous output
+// from `out`.
 template <size_t kBatches, bool kStream>
-HWY_INLINE void UniformGroups(const Counter128& first, const RoundKeys& keys, uint64_t groups,
+HWY_INLINE void UniformGroups(UniformRun& run, const RoundKeys& keys, uint64_t groups,
                               uint32_t* out) {
-  UniformRun run(first, keys);
   for (uint64_t g = 0; g < groups; ++g) {
     VState x0[kBatches], x1[kBatches], x2[kBatches], x3[kBatches];
     run.Next<kBatches, philox::kRounds - 1>(keys, x0, x1, x2, x3);

@@ -236,7 +236,10 @@ Status CheckOperator(const DML_RANDOM_GENERATOR_OPERATOR_DESC& desc, Operator* o
   if (status.ok()) status = CheckBufferFields(*op->out, "OutputTensor");
   if (status.ok() && desc.OutputStateTensor != nullptr) {
     status = GetBufferDesc(desc.OutputStateTensor, "OutputStateTensor", &op->out_state);
-    if (status.ok()) status = CheckStateDesc(*op->out_state, "OutputStateTensor");
+    // One description for both states (the usual in-place update): checked once.
+    if (status.ok() && op->out_state != op->in) {
+      status = CheckStateDesc(*op->out_state, "OutputStateTensor");
+    }
   }
   if (!status.ok()) return status;
 

@@ -333,41 +333,51 @@ HWY_INLINE VF AngleFloat(VW y) {
 }
 
 #if HWY_TARGET != HWY_SCALAR
-// z of the word pairs of w0 and w1 (stream order) into z0 and z1: sines in
-// even lanes, cosines in odd. Each lane takes one pair, chosen so that the
-// per-128-bit-block InterleaveLower / InterleaveUpper of (sines, cosines)
-// put them back in order: block b's lanes take w0's pairs 2b and 2b + 1,
-// then w1's pairs 2b and 2b + 1.
-HWY_INLINE void BoxMullerFloat(VW w0, VW w1, VF* z0, VF* z1) {
+// z of the word pairs of w[2j] and w[2j + 1] (stream order) into z[2j] and
+// z[2j + 1], for j < K (math::BoxMullerLanes takes the K vectors of pairs at
+// once): sines in even lanes, cosines in odd. Each lane takes one pair,
+// chosen so that the per-128-bit-block InterleaveLower / InterleaveUpper of
+// (sines, cosines) put them back in order: block b's lanes take w0's pairs
+// 2b and 2b + 1, then w1's pairs 2b and 2b + 1.
+template <size_t K>
+HWY_INLINE void BoxMullerFloat(const VW* w, VF* z) {
   const DF df;
+  VF u[K], v[K], z_sin[K], z_cos[K];
+  for (size_t j = 0; j < K; ++j) {
+    const VW w0 = w[2 * j], w1 = w[2 * j + 1];
 #if HWY_TARGET <= HWY_AVX3 && HWY_ARCH_X86
-  // One two-table permute (vpermt2d) each: block b of x takes words 4b and
-  // 4b + 2 of w0, then of w1; y the words after them.
-  const __m512i x_lanes = _mm512_setr_epi32(0, 2, 16, 18, 4, 6, 20, 22, 8, 10, 24, 26, 12, 14, 28, 30);
-  const __m512i y_lanes = _mm512_setr_epi32(1, 3, 17, 19, 5, 7, 21, 23, 9, 11, 25, 27, 13, 15, 29, 31);
-  const VW x{_mm512_permutex2var_epi32(w0.raw, x_lanes, w1.raw)};
-  const VW y{_mm512_permutex2var_epi32(w0.raw, y_lanes, w1.raw)};
+    // One two-table permute (vpermt2d) each: block b of x takes words 4b and
+    // 4b + 2 of w0, then of w1; y the words after them.
+    const __m512i x_lanes = _mm512_setr_epi32(0, 2, 16, 18, 4, 6, 20, 22, 8, 10, 24, 26, 12, 14, 28, 30);
+    const __m512i y_lanes = _mm512_setr_epi32(1, 3, 17, 19, 5, 7, 21, 23, 9, 11, 25, 27, 13, 15, 29, 31);
+    const VW x{_mm512_permutex2var_epi32(w0.raw, x_lanes, w1.raw)};
+    const VW y{_mm512_permutex2var_epi32(w0.raw, y_lanes, w1.raw)};
 #else
-  const DW dw;
-  const DU64 du;
-  // Per block, in 32-bit lanes: lo = (x, y of w0's pair 2b, x, y of w1's
-  // pair 2b), hi = the same of pairs 2b + 1.
-  const VU64 lo = hn::InterleaveLower(du, hn::BitCast(du, w0), hn::BitCast(du, w1));
-  const VU64 hi = hn::InterleaveUpper(du, hn::BitCast(du, w0), hn::BitCast(du, w1));
-  const VW x = hn::OddEven(hn::BitCast(dw, hn::ShiftLeft<32>(hi)), hn::BitCast(dw, lo));
-  const VW y = hn::OddEven(hn::BitCast(dw, hi), hn::BitCast(dw, hn::ShiftRight<32>(lo)));
+    const DW dw;
+    const DU64 du;
+    // Per block, in 32-bit lanes: lo = (x, y of w0's pair 2b, x, y of w1's
+    // pair 2b), hi = the same of pairs 2b + 1.
+    const VU64 lo = hn::InterleaveLower(du, hn::BitCast(du, w0), hn::BitCast(du, w1));
+    const VU64 hi = hn::InterleaveUpper(du, hn::BitCast(du, w0), hn::BitCast(du, w1));
+    const VW x = hn::OddEven(hn::BitCast(dw, hn::ShiftLeft<32>(hi)), hn::BitCast(dw, lo));
+    const VW y = hn::OddEven(hn::BitCast(dw, hi), hn::BitCast(dw, hn::ShiftRight<32>(lo)));
 #endif
-  VF z_sin, z_cos;
-  math::BoxMullerLanes(df, UnitForLog(x), AngleFloat(y), &z_sin, &z_cos);
-  *z0 = hn::InterleaveLower(df, z_sin, z_cos);
-  *z1 = hn::InterleaveUpper(df, z_sin, z_cos);
+    u[j] = UnitForLog(x);
+    v[j] = AngleFloat(y);
+  }
+  math::BoxMullerLanes<K>(df, u, v, z_sin, z_cos);
+  for (size_t j = 0; j < K; ++j) {
+    z[2 * j] = hn::InterleaveLower(df, z_sin[j], z_cos[j]);
+    z[2 * j + 1] = hn::InterleaveUpper(df, z_sin[j], z_cos[j]);
+  }
 }
 #else
 // The one-lane version of BoxMullerFloat.
 HWY_INLINE void BoxMullerFloatPair(uint32_t x, uint32_t y, float* z0, float* z1) {
   const DW dw;
+  const VF u = UnitForLog(hn::Set(dw, x)), v = AngleFloat(hn::Set(dw, y));
   VF z_sin, z_cos;
-  math::BoxMullerLanes(DF(), UnitForLog(hn::Set(dw, x)), AngleFloat(hn::Set(dw, y)), &z_sin, &z_cos);
+  math::BoxMullerLanes<1>(DF(), &u, &v, &z_sin, &z_cos);
   *z0 = hn::GetLane(z_sin);
   *z1 = hn::GetLane(z_cos);
 }
@@ -511,10 +521,12 @@ HWY_INLINE void ConvertVectors(const KindParams& p, const VW* w, size_t n, T* ou
   const DU64 du;
   const size_t N = hn::Lanes(dw), N64 = hn::Lanes(dd);
   if constexpr (IsFloatNormal(kKind)) {
-    for (size_t g = 0; g < n; g += 2) {
-      VF z[2];
-      BoxMullerFloat(w[g], w[g + 1], &z[0], &z[1]);
-      for (size_t k = 0; k < 2; ++k) {
+    // Two vectors of pairs at a time (four of words), one at the end.
+    const auto pairs = [&](auto k_pairs, size_t g) __attribute__((always_inline)) {
+      constexpr size_t kK = decltype(k_pairs)::value;
+      VF z[2 * kK];
+      BoxMullerFloat<kK>(w + g, z);
+      for (size_t k = 0; k < 2 * kK; ++k) {
         const VF t = FmaExact(z[k], hn::Set(DF(), p.std_f), hn::Set(DF(), p.mean_f));
         if constexpr (kKind == GenerateKind::kNormalFloat32) {
           Put(DF(), t, out + (g + k) * N, stream);
@@ -522,7 +534,10 @@ HWY_INLINE void ConvertVectors(const KindParams& p, const VW* w, size_t n, T* ou
           StoreHalf<kKind == GenerateKind::kNormalBfloat16>(t, out + (g + k) * N, stream);
         }
       }
-    }
+    };
+    size_t g = 0;
+    for (; g + 4 <= n; g += 4) pairs(std::integral_constant<size_t, 2>(), g);
+    for (; g < n; g += 2) pairs(std::integral_constant<size_t, 1>(), g);
   } else if constexpr (kKind == GenerateKind::kNormalFloat64) {
     for (size_t g = 0; g < n; g += 2) {
       // Per 128 bits: (u, v) lanes of pair j of w[g] and of w[g + 1].

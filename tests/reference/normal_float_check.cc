@@ -121,9 +121,10 @@ void CheckLog(uint32_t first, uint32_t last, Side* log_side, Side* s_side) {
   std::vector<float> in(N), hi(N), lo(N), sh(N), sl(N);
   for (uint64_t b = first; b < last; b += N) {
     for (size_t i = 0; i < N; ++i) in[i] = FloatOfBits(static_cast<uint32_t>(std::min<uint64_t>(b + i, last - 1)));
+    const hn::Vec<decltype(df)> uu = hn::LoadU(df, in.data());
     hn::Vec<decltype(df)> h, l, s0, s1;
-    math::NegLogFloat(df, hn::LoadU(df, in.data()), &h, &l);
-    math::RadiusFloat(df, h, l, &s0, &s1);
+    math::NegLogFloat<1>(df, &uu, &h, &l);
+    math::RadiusFloat<1>(df, &h, &l, &s0, &s1);
     hn::StoreU(h, df, hi.data());
     hn::StoreU(l, df, lo.data());
     hn::StoreU(s0, df, sh.data());
@@ -162,7 +163,7 @@ void CheckSinCos(uint64_t first, uint64_t last, const BitsOf& bits_of, Side* c_s
                                hn::Set(df, kP32_2Pi * 0.5f));
     hn::Vec<decltype(df)> sh, sl, ch, cl, sin_hi, sin_lo, cos_hi, cos_lo;
     hn::Vec<decltype(du)> k_bits;
-    math::SinCosFloat(df, vv, &sh, &sl, &ch, &cl, &k_bits);
+    math::SinCosFloat<1>(df, &vv, &sh, &sl, &ch, &cl, &k_bits);
     // The quadrant's selection and sign apply to hi and lo alike.
     math::QuadrantFloat(df, k_bits, sh, ch, &sin_hi, &cos_hi);
     math::QuadrantFloat(df, k_bits, sl, cl, &sin_lo, &cos_lo);

@@ -313,7 +313,7 @@ HWY_INLINE void Integers(const KindParams& p, VW w, T* out, bool stream) {
 // Box-Muller on word pairs (x, y) (SPEC.md section 8): u = u32(x),
 // v = fma(float(y), P32_2PI, P32_2PI / 2), s = sqrt(-2 log u), the pair
 // (s sin v, s cos v), by math::BoxMullerLanes in float lanes, one pair per
-// lane (within 1.31 ulp of the exact formula, proven over every u and v by
+// lane (within 1.41 ulp of the exact formula, proven over every u and v by
 // tests/reference/normal_float_check.cc): below, two vectors of words at a
 // time, and one pair at a time on the scalar target, the same operations
 // either way.

@@ -8,7 +8,7 @@
 //
 // float64 normals use compensated versions (each within about one ulp:
 // measured against mpmath). float normals have their own float versions at
-// the end (FmaF: vfmadd, or an exact emulation in double lanes), within 1.31
+// the end (FmaF: vfmadd, or an exact emulation in double lanes), within 1.41
 // ulp of the exact formula (SPEC.md promises 2): proven over every u and v
 // by tests/reference/normal_float_check.cc.
 
@@ -262,11 +262,14 @@ HWY_INLINE V MulAddExactProduct(V a, V b, V c) {
 }
 
 // log(1 + t) = t + t^2 Q(t) on t in [sqrt(1/2) - 1, sqrt(2) - 1]: Q of
-// degree 8, Chebyshev fit (mpmath), coefficients rounded to float, highest
-// first; |Q error| < 2^-24.7.
-constexpr float kLogQ[] = {-0x1.3a4ff4p-4f, 0x1.048fa4p-3f,  -0x1.0cda4ap-3f,
-                           0x1.22ea56p-3f,  -0x1.548380p-3f, 0x1.99a012p-3f,
-                           -0x1.00020cp-2f, 0x1.555554p-2f,  -0x1.fffffep-2f};
+// degree 7, highest first, fit for the relative error of -log u it leaves
+// (weight t^2 / |log u| at the smallest |log u| with that t: e = 0 for t >= 0,
+// e = -1 below), coefficients rounded to float one at a time and the rest
+// refit (tests/reference/fit_float_normal.py): under 0.32 2^-24 of -log u.
+// (A degree-8 Chebyshev fit before: 0.21 2^-24, one fma more per pair.)
+constexpr float kLogQ[] = {0x1.767eb4p-4f,  -0x1.2cb304p-3f, 0x1.317162p-3f,
+                           -0x1.51fba6p-3f, 0x1.98b556p-3f,  -0x1.000efep-2f,
+                           0x1.55579ap-2f,  -0x1.ffffc8p-2f};
 // fdlibm's float split of log(2): e * kLn2HiF exact for |e| < 2^7 (17 bits).
 constexpr float kLn2HiF = 0x1.62e300p-1f, kLn2LoF = 0x1.2fefa4p-17f;
 
@@ -277,17 +280,17 @@ constexpr float kLn2HiF = 0x1.62e300p-1f, kLn2LoF = 0x1.2fefa4p-17f;
 // and t^2 (-Q(-t)) - e ln2_lo added to that error; no division. Negated so
 // that 2 (hi + lo), the root's argument, takes additions, not multiplies.
 // Measured on every float u in [2^-33, 1] (normal_float_check.cc): hi + lo
-// within 0.72 2^-24 of -log(u), relative (0.51 ulp). K vectors at once (Each).
+// within 0.80 2^-24 of -log(u), relative (0.62 ulp). K vectors at once (Each).
 template <size_t K, class DF, class V = hn::Vec<DF>>
 HWY_INLINE void NegLogFloat(DF df, const V* u, V* hi, V* lo) {
   const hn::RebindToSigned<DF> di;
   constexpr size_t kTerms = sizeof(kLogQ) / sizeof(kLogQ[0]);
   float c[kTerms];  // of t^(kTerms - 1 - j) in -Q(-t)
   for (size_t j = 0; j < kTerms; ++j) c[j] = (kTerms - 1 - j) % 2 == 0 ? -kLogQ[j] : kLogQ[j];
-  // Q as ((c8 t^2 + c7 t + c6) t^3 + (c5 t^2 + c4 t + c3)) t^3 + (c2 t^2 +
-  // c1 t + c0): three short Horner chains side by side (the kernel is bound
-  // by latency as much as by the multiply-add ports).
-  static_assert(kTerms == 9, "three chains of three");
+  // Q as ((c7 t + c6) t^3 + (c5 t^2 + c4 t + c3)) t^3 + (c2 t^2 + c1 t +
+  // c0): three short Horner chains side by side (the kernel is bound by
+  // latency as much as by the multiply-add ports).
+  static_assert(kTerms == 8, "chains of two, three and three");
   V t[K], e[K], t2[K], t3[K], ch[3][K], q[K];
   Each<K>([&](size_t k) {
     const auto bits = hn::BitCast(di, u[k]);
@@ -297,12 +300,16 @@ HWY_INLINE void NegLogFloat(DF df, const V* u, V* hi, V* lo) {
     t[k] = hn::Sub(hn::Set(df, 1.0f), f);  // exact (Sterbenz)
   });
   Each<K>([&](size_t k) { t2[k] = hn::Mul(t[k], t[k]); });
+  // chain j starts at c[first[j]] and ends at c[first[j + 1] - 1]
+  constexpr size_t first[4] = {0, 2, 5, 8};
   for (size_t j = 0; j < 3; ++j) {
-    Each<K>([&](size_t k) { ch[j][k] = FmaF(df, hn::Set(df, c[3 * j]), t[k], hn::Set(df, c[3 * j + 1])); });
+    Each<K>([&](size_t k) {
+      ch[j][k] = FmaF(df, hn::Set(df, c[first[j]]), t[k], hn::Set(df, c[first[j] + 1]));
+    });
   }
   Each<K>([&](size_t k) { t3[k] = hn::Mul(t2[k], t[k]); });
-  for (size_t j = 0; j < 3; ++j) {
-    Each<K>([&](size_t k) { ch[j][k] = FmaF(df, ch[j][k], t[k], hn::Set(df, c[3 * j + 2])); });
+  for (size_t j = 1; j < 3; ++j) {
+    Each<K>([&](size_t k) { ch[j][k] = FmaF(df, ch[j][k], t[k], hn::Set(df, c[first[j] + 2])); });
   }
   Each<K>([&](size_t k) { q[k] = FmaF(df, ch[0][k], t3[k], ch[1][k]); });
   Each<K>([&](size_t k) { q[k] = FmaF(df, q[k], t3[k], ch[2][k]); });
@@ -323,8 +330,8 @@ HWY_INLINE void NegLogFloat(DF df, const V* u, V* hi, V* lo) {
 // and the exact residual y - s_hi^2 (an fma: exact for a rounded root) plus
 // 2 lo, over 2 s_hi (one Newton step, quadratic: relative error ~2^-48),
 // as a product with s_hi / (2 y), whose division runs beside the root.
-// hi = 0 (u = 1) gives s = 0 + 0. Measured: s_hi + s_lo within 0.36 2^-24 of
-// sqrt(-2 log u), relative (0.30 ulp), on every float u in [2^-33, 1]. In two
+// hi = 0 (u = 1) gives s = 0 + 0. Measured: s_hi + s_lo within 0.40 2^-24 of
+// sqrt(-2 log u), relative (0.33 ulp), on every float u in [2^-33, 1]. In two
 // steps, so that BoxMullerLanes can put the sine and cosine between them
 // (RootStart issues the root and the division; RootFinish waits for them).
 template <size_t K, class V>
@@ -361,9 +368,11 @@ HWY_INLINE void RadiusFloat(DF df, const V* hi, const V* lo, V* s_hi, V* s_lo) {
 // parts: k * part is exact for k < 8.
 constexpr float kPio2F1 = 0x1.921fb0p+0f, kPio2F2 = 0x1.5110b0p-22f, kPio2F3 = 0x1.1846a0p-44f;
 // sin r = r + r^3 S(r^2), cos r = 1 - r^2 / 2 + r^4 C(r^2) on |r| <= pi/4 +
-// 2e-6: Chebyshev fits (mpmath) rounded to float, highest first; |S error| <
-// 2^-27.5, |C error| < 2^-28.5.
-constexpr float kSinS[] = {0x1.6dbe06p-19f, -0x1.a013a8p-13f, 0x1.11110ep-7f, -0x1.555556p-3f};
+// 2e-6, highest first. S of degree 2, fit for sin's relative error (weight
+// r^2 / (sin r / r)) like kLogQ: under 0.07 2^-24 of sin r (a degree-3
+// Chebyshev fit before: 0.06 2^-24, one fma more). C: a Chebyshev fit
+// (mpmath) rounded to float, |C error| < 2^-28.5.
+constexpr float kSinS[] = {-0x1.995408p-13f, 0x1.110778p-7f, -0x1.555546p-3f};
 constexpr float kCosC[] = {0x1.9bd89ap-16f, -0x1.6c12d2p-10f, 0x1.555554p-5f};
 
 // sin r and cos r as unevaluated sums hi + lo for v in [0, 8), r = v - k pi/2,
@@ -379,7 +388,7 @@ template <size_t K, class DF, class V = hn::Vec<DF>>
 HWY_INLINE void SinCosFloat(DF df, const V* v, V* sin_hi, V* sin_lo, V* cos_hi, V* cos_lo,
                             hn::Vec<hn::RebindToUnsigned<DF>>* k_bits) {
   constexpr size_t kS = sizeof(kSinS) / sizeof(kSinS[0]), kC = sizeof(kCosC) / sizeof(kCosC[0]);
-  static_assert(kS == kC + 1, "the cosine's chain one step shorter");
+  static_assert(kS == kC, "chains of one length");
   V rh[K], rl[K], r2[K], sp[K], cp[K];
   Each<K>([&](size_t k) {
     const V magic = hn::Set(df, 0x1.8p23f);
@@ -397,7 +406,7 @@ HWY_INLINE void SinCosFloat(DF df, const V* v, V* sin_hi, V* sin_lo, V* cos_hi, 
   Each<K>([&](size_t k) { cp[k] = FmaF(df, hn::Set(df, kCosC[0]), r2[k], hn::Set(df, kCosC[1])); });
   for (size_t j = 2; j < kS; ++j) {
     Each<K>([&](size_t k) { sp[k] = FmaF(df, sp[k], r2[k], hn::Set(df, kSinS[j])); });
-    if (j < kC) Each<K>([&](size_t k) { cp[k] = FmaF(df, cp[k], r2[k], hn::Set(df, kCosC[j])); });
+    Each<K>([&](size_t k) { cp[k] = FmaF(df, cp[k], r2[k], hn::Set(df, kCosC[j])); });
   }
   // h = 1 - rh^2 / 2 rounded once, and 1 - rh^2 / 2 - h (1 - h is exact;
   // the fma's rounding of that tiny difference is below 2^-48).
@@ -430,10 +439,16 @@ HWY_INLINE void QuadrantFloat(DF df, VU k_bits, V a, V b, V* sin_v, V* cos_v) {
   *cos_v = hn::BitCast(df, hn::Xor(hn::BitCast(du, hn::IfThenElse(swap, a, b)), cos_sign));
 }
 
-// s c rounded once, for s = sh + sl and c = ch + cl.
+// s c rounded once, for s = sh + sl and c = ch + cl: sh ch + RN(sh cl +
+// RN(sl ch)), the form normal_float_check.cc proves. sh cl is not small (cl
+// holds the polynomials' terms: |cl / c| up to 0.1), so it is rounded once,
+// inside the fma; sl ch (|sl / s| < 2^-24) is the one rounded twice. (The
+// former sh ch + RN(sl ch + RN(sh cl)), one multiply shorter after s_lo,
+// rounded sh cl twice: 2^-24 |cl / c| more than the proof allowed, which
+// covered it only up to 1.41 ulp, not the 1.30 it printed.)
 template <class DF, class V = hn::Vec<DF>>
 HWY_INLINE V ProductFloat(DF df, V sh, V sl, V ch, V cl) {
-  return FmaF(df, sh, ch, FmaF(df, sl, ch, hn::Mul(sh, cl)));  // s_lo, the latest, last
+  return FmaF(df, sh, ch, FmaF(df, sh, cl, hn::Mul(sl, ch)));
 }
 
 // The pairs (s sin v, s cos v) of K vectors of lanes, s = sqrt(-2 log u):

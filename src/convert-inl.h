@@ -327,9 +327,9 @@ HWY_INLINE VF UnitForLog(VW x) {
   const DF df;
   return math::MulAddExactProduct(FloatOfWord(x), hn::Set(df, 0x1p-32f), hn::Set(df, 0x1p-33f));
 }
-HWY_INLINE VF AngleFloat(VW y) {
+HWY_INLINE VF AngleFloat(VF fy) {  // fy = FloatOfWord(y)
   const DF df;
-  return FmaExact(FloatOfWord(y), hn::Set(df, kP32_2Pi), hn::Set(df, kP32_2Pi * 0.5f));
+  return FmaExact(fy, hn::Set(df, kP32_2Pi), hn::Set(df, kP32_2Pi * 0.5f));
 }
 
 #if HWY_TARGET != HWY_SCALAR
@@ -342,7 +342,7 @@ HWY_INLINE VF AngleFloat(VW y) {
 template <size_t K>
 HWY_INLINE void BoxMullerFloat(const VW* w, VF* z) {
   const DF df;
-  VF u[K], v[K], z_sin[K], z_cos[K];
+  VF u[K], fy[K], v[K], z_sin[K], z_cos[K];
   for (size_t j = 0; j < K; ++j) {
     const VW w0 = w[2 * j], w1 = w[2 * j + 1];
 #if HWY_TARGET <= HWY_AVX3 && HWY_ARCH_X86
@@ -363,9 +363,10 @@ HWY_INLINE void BoxMullerFloat(const VW* w, VF* z) {
     const VW y = hn::OddEven(hn::BitCast(dw, hi), hn::BitCast(dw, hn::ShiftRight<32>(lo)));
 #endif
     u[j] = UnitForLog(x);
-    v[j] = AngleFloat(y);
+    fy[j] = FloatOfWord(y);
+    v[j] = AngleFloat(fy[j]);
   }
-  math::BoxMullerLanes<K>(df, u, v, z_sin, z_cos);
+  math::BoxMullerLanes<K>(df, u, fy, v, z_sin, z_cos);
   for (size_t j = 0; j < K; ++j) {
     z[2 * j] = hn::InterleaveLower(df, z_sin[j], z_cos[j]);
     z[2 * j + 1] = hn::InterleaveUpper(df, z_sin[j], z_cos[j]);
@@ -375,9 +376,9 @@ HWY_INLINE void BoxMullerFloat(const VW* w, VF* z) {
 // The one-lane version of BoxMullerFloat.
 HWY_INLINE void BoxMullerFloatPair(uint32_t x, uint32_t y, float* z0, float* z1) {
   const DW dw;
-  const VF u = UnitForLog(hn::Set(dw, x)), v = AngleFloat(hn::Set(dw, y));
+  const VF u = UnitForLog(hn::Set(dw, x)), fy = FloatOfWord(hn::Set(dw, y)), v = AngleFloat(fy);
   VF z_sin, z_cos;
-  math::BoxMullerLanes<1>(DF(), &u, &v, &z_sin, &z_cos);
+  math::BoxMullerLanes<1>(DF(), &u, &fy, &v, &z_sin, &z_cos);
   *z0 = hn::GetLane(z_sin);
   *z1 = hn::GetLane(z_cos);
 }

@@ -375,9 +375,12 @@ constexpr float kPio2F1 = 0x1.921fb0p+0f, kPio2F2 = 0x1.5110b0p-22f, kPio2F3 = 0
 constexpr float kSinS[] = {-0x1.995408p-13f, 0x1.110778p-7f, -0x1.555546p-3f};
 constexpr float kCosC[] = {0x1.9bd89ap-16f, -0x1.6c12d2p-10f, 0x1.555554p-5f};
 
-// sin r and cos r as unevaluated sums hi + lo for v in [0, 8), r = v - k pi/2,
+// sin r and cos r as unevaluated sums hi + lo for Box-Muller's angle v =
+// fma(fy, P32_2PI, P32_2PI / 2), fy = float(y) (convert-inl.h), r = v - k pi/2,
 // and k's bits (k mod 4 in the low two: QuadrantFloat makes sin v and cos v
-// of them): k = v 2/pi rounded to an integer by the magic 1.5 2^23, r as rh
+// of them): k = fy 2^-30 rounded to an integer by the magic 1.5 2^23 (one
+// exact-product fma on fy, which is ready before v; P32_2PI 2^30 is pi/2 to
+// 3e-8 relative, so |r| <= pi/4 + 6e-7 as with k = v 2/pi rounded), r as rh
 // + rl (v - k kPio2F1 is exact: a multiple of 2^-24 below 1; Fast2Sum with
 // k kPio2F2; k kPio2F3 into rl), then sin r = rh + (rh^3 S + rl h) and cos r
 // = h + (h's rounding error - rh rl + r^4 C), h = 1 - rh^2 / 2 (about cos
@@ -385,14 +388,14 @@ constexpr float kCosC[] = {0x1.9bd89ap-16f, -0x1.6c12d2p-10f, 0x1.555554p-5f};
 // within 0.37 2^-24 of sin r and cos r (after QuadrantFloat, of sin v and
 // cos v), relative (0.26 ulp). K vectors at once (Each).
 template <size_t K, class DF, class V = hn::Vec<DF>>
-HWY_INLINE void SinCosFloat(DF df, const V* v, V* sin_hi, V* sin_lo, V* cos_hi, V* cos_lo,
-                            hn::Vec<hn::RebindToUnsigned<DF>>* k_bits) {
+HWY_INLINE void SinCosFloat(DF df, const V* fy, const V* v, V* sin_hi, V* sin_lo, V* cos_hi,
+                            V* cos_lo, hn::Vec<hn::RebindToUnsigned<DF>>* k_bits) {
   constexpr size_t kS = sizeof(kSinS) / sizeof(kSinS[0]), kC = sizeof(kCosC) / sizeof(kCosC[0]);
   static_assert(kS == kC, "chains of one length");
   V rh[K], rl[K], r2[K], sp[K], cp[K];
   Each<K>([&](size_t k) {
     const V magic = hn::Set(df, 0x1.8p23f);
-    const V kb = hn::Add(hn::Mul(v[k], hn::Set(df, 0x1.45f306p-1f)), magic);
+    const V kb = MulAddExactProduct(fy[k], hn::Set(df, 0x1p-30f), magic);
     const V kf = hn::Sub(kb, magic);  // exact
     const V t1 = MulAddExactProduct(kf, hn::Set(df, -kPio2F1), v[k]);  // exact
     const V p2 = hn::Mul(kf, hn::Set(df, kPio2F2));                    // exact
@@ -451,17 +454,18 @@ HWY_INLINE V ProductFloat(DF df, V sh, V sl, V ch, V cl) {
   return FmaF(df, sh, ch, FmaF(df, sh, cl, hn::Mul(sl, ch)));
 }
 
-// The pairs (s sin v, s cos v) of K vectors of lanes, s = sqrt(-2 log u):
+// The pairs (s sin v, s cos v) of K vectors of lanes, s = sqrt(-2 log u), v
+// = fma(fy, P32_2PI, P32_2PI / 2) (fy passed too: SinCosFloat):
 // the log's chain first (it leads to the square root, the longest), the
 // sine and cosine while the root and the division run, then the rest.
 template <size_t K, class DF, class V = hn::Vec<DF>>
-HWY_INLINE void BoxMullerLanes(DF df, const V* u, const V* v, V* z_sin, V* z_cos) {
+HWY_INLINE void BoxMullerLanes(DF df, const V* u, const V* fy, const V* v, V* z_sin, V* z_cos) {
   V lh[K], ll[K], sh[K], sl[K], sin_hi[K], sin_lo[K], cos_hi[K], cos_lo[K];
   hn::Vec<hn::RebindToUnsigned<DF>> k_bits[K];
   Root<K, V> root;
   NegLogFloat<K>(df, u, lh, ll);
   RootStart<K>(df, lh, ll, &root);
-  SinCosFloat<K>(df, v, sin_hi, sin_lo, cos_hi, cos_lo, k_bits);
+  SinCosFloat<K>(df, fy, v, sin_hi, sin_lo, cos_hi, cos_lo, k_bits);
   RootFinish<K>(df, root, sh, sl);
   Each<K>([&](size_t k) {
     QuadrantFloat(df, k_bits[k], ProductFloat(df, sh[k], sl[k], sin_hi[k], sin_lo[k]),

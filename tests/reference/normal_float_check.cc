@@ -16,7 +16,7 @@
 //     relative error of hi + lo and of s_hi + s_lo.
 //  2. SinCosFloat on every v = fma(float(y), P32_2PI, P32_2PI / 2) (all
 //     distinct float(y): the integers below 2^24 and every float in [2^24,
-//     2^32]), against sinl/cosl.
+//     2^32]; the quadrant comes from float(y) too), against sinl/cosl.
 //  3. The bound for every pair (u, v), from 1 and 2: z = RN(P), P = s_hi c_hi
 //     + RN(s_hi c_lo + RN(s_lo c_hi)) is (s_hi + s_lo)(c_hi + c_lo)
 //     (1 + eta) with |eta| <= 2^-24 (|c_lo / c| + |s_lo / s|) (1 + 2^-20) +
@@ -162,11 +162,11 @@ void CheckSinCos(uint64_t first, uint64_t last, const BitsOf& bits_of, Side* c_s
     for (size_t i = 0; i < N; ++i) {
       fy[i] = FloatOfBits(bits_of(std::min<uint64_t>(b + i, last - 1)));
     }
-    const auto vv = math::FmaF(df, hn::LoadU(df, fy.data()), hn::Set(df, kP32_2Pi),
-                               hn::Set(df, kP32_2Pi * 0.5f));
+    const auto fyv = hn::LoadU(df, fy.data());
+    const auto vv = math::FmaF(df, fyv, hn::Set(df, kP32_2Pi), hn::Set(df, kP32_2Pi * 0.5f));
     hn::Vec<decltype(df)> sh, sl, ch, cl, sin_hi, sin_lo, cos_hi, cos_lo;
     hn::Vec<decltype(du)> k_bits;
-    math::SinCosFloat<1>(df, &vv, &sh, &sl, &ch, &cl, &k_bits);
+    math::SinCosFloat<1>(df, &fyv, &vv, &sh, &sl, &ch, &cl, &k_bits);
     // The quadrant's selection and sign apply to hi and lo alike.
     math::QuadrantFloat(df, k_bits, sh, ch, &sin_hi, &cos_hi);
     math::QuadrantFloat(df, k_bits, sl, cl, &sin_lo, &cos_lo);

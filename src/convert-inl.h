@@ -12,10 +12,11 @@
 //
 // How words reach a converter: GenerateConverted (at the end) converts each
 // batch of Philox blocks in registers right after the rounds, once it is
-// transposed to stream order, and stores only the elements; the few elements
-// at a run's ends that are not whole vectors of blocks go through a fixed
-// 4 KiB L1 chunk of words (GenerateChunked). Tests feed chosen words through
-// ConvertWords, the same vector code.
+// transposed to stream order, and stores only the elements; a run's last,
+// partial vector of blocks is converted whole into L1 and its first elements
+// copied, and the few elements before its first block boundary go through a
+// fixed 4 KiB L1 chunk of words (GenerateChunked). Tests feed chosen words
+// through ConvertWords, the same vector code.
 
 #if defined(RANDTENSOR_SRC_CONVERT_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef RANDTENSOR_SRC_CONVERT_INL_H_
@@ -772,7 +773,9 @@ HWY_INLINE uint64_t AlignedHead(uint64_t first, const T* out) {
 // transposed to stream order (as for bits) and handed to ConvertVectors
 // instead of being stored. A Philox block holds whole elements and whole
 // Box-Muller pairs (4 / w elements), so whole vectors of blocks convert on
-// their own; the ends of the run that are not go through GenerateChunked.
+// their own; the run's last, partial vector converts whole into the stage,
+// and the elements before its first block boundary go through
+// GenerateChunked.
 // With `streaming`, elements are stored non-temporally: straight from
 // registers after a head that makes the output vector-aligned at a block
 // boundary (AlignedHead), else through a small L1 stage that realigns them.

@@ -208,6 +208,23 @@ TEST_P(TargetTest, CarryAtEveryBlockPosition) {
   }
 }
 
+// A carry of word 0 inside runs shorter than a vector of blocks (and just
+// longer): the one vector that crosses it then ends the run, partially.
+TEST_P(TargetTest, CarryInsideAShortRun) {
+  std::mt19937_64 rng(0xca225);
+  for (uint32_t below = 0; below < 20 && !HasFailure(); ++below) {
+    for (const int64_t n : {1, 5, 17, 33, 63, 64, 65, 70}) {
+      FillCase c;
+      c.shape = Shape{{n}, {}};
+      c.state = rt_test::EdgeState(rng, 1 + below % 3, below);
+      c.element_offset = below % 4;
+      c.stores = (below + static_cast<uint32_t>(n)) % 2 ? StoreMode::kStreaming
+                                                         : StoreMode::kRegular;
+      Check(c);
+    }
+  }
+}
+
 // Short rows at every length, start within a block and address alignment.
 TEST_P(TargetTest, ShortRowsAtEveryAlignment) {
   std::mt19937_64 rng(0x5407);

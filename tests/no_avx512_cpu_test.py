@@ -22,12 +22,18 @@ CLI = os.environ["RANDTENSOR_CLI"]
 VALGRIND = os.environ.get("RANDTENSOR_VALGRIND", "")
 ENV_TARGET_TEST = os.environ.get("RANDTENSOR_ENV_TARGET_TEST")
 
-# scripts/test.sh (and so CI) sets RANDTENSOR_REQUIRE_VALGRIND: there a
-# missing valgrind fails the suite instead of skipping it.
-if not VALGRIND or VALGRIND.endswith("-NOTFOUND"):
-    if os.environ.get("RANDTENSOR_REQUIRE_VALGRIND"):
-        raise RuntimeError("valgrind not found (scripts/install-deps.sh test installs it)")
-    pytest.skip("valgrind not found", allow_module_level=True)
+# Every test is skipped (not the module: a run that collects nothing fails)
+# where valgrind is missing, except under scripts/test.sh (and so CI), which
+# sets RANDTENSOR_REQUIRE_VALGRIND; and under a sanitizer's build
+# (scripts/sanitize.sh), which valgrind cannot run: the regular suite has it.
+HAVE_VALGRIND = bool(VALGRIND) and not VALGRIND.endswith("-NOTFOUND")
+if not HAVE_VALGRIND and os.environ.get("RANDTENSOR_REQUIRE_VALGRIND"):
+    raise RuntimeError("valgrind not found (scripts/install-deps.sh test installs it)")
+pytestmark = [
+    pytest.mark.skipif(not HAVE_VALGRIND, reason="valgrind not found"),
+    pytest.mark.skipif(bool(os.environ.get("RANDTENSOR_UNDER_SANITIZER")),
+                       reason="valgrind cannot run sanitizer builds"),
+]
 
 # --tool=none: only the virtual CPU, no checking (some 5x slower, not 50x).
 UNDER_VALGRIND = [VALGRIND, "--tool=none", "--quiet", "--error-exitcode=99"]

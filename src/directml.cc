@@ -350,9 +350,10 @@ Status ExecuteRandomGenerator(const DML_RANDOM_GENERATOR_OPERATOR_DESC& desc,
   PhiloxState* state_out =
       outputState != nullptr ? static_cast<PhiloxState*>(outputState->Data) : nullptr;
   const PhiloxState state = *static_cast<const PhiloxState*>(inputState.Data);
+  static const detail::KindParams kBits;  // no constants; outlives the plan
   detail::Plan plan;
   // DirectML's strides are unsigned: element (0, ..., 0) is the buffer's start.
-  status = detail::PlanFill(op.layout, detail::GenerateKind::kBitsUint32, {}, output.Data,
+  status = detail::PlanFill(op.layout, detail::GenerateKind::kBitsUint32, kBits, output.Data,
                             out->TotalTensorSizeInBytes, 0, state_out, options, &plan);
   if (!status.ok()) return status;
   detail::ExecutePlan(plan, state, state_out, options.info);

@@ -155,7 +155,7 @@ Status FillDLTensor(const DLTensor& tensor, const PhiloxState& in_state, PhiloxS
   if (status.ok()) status = TypeOf(tensor.dtype, &type);
   const int element_size = ElementSize(type);
   detail::GenerateKind kind = detail::GenerateKind::kBitsUint32;
-  detail::KindParams params;
+  const detail::KindParams* params = nullptr;
   if (status.ok()) status = detail::ResolveDistribution(type, options.distribution, &kind, &params);
   // Analyzed once, with DLPack's field names, and planned from that.
   detail::Layout layout;
@@ -181,7 +181,7 @@ Status FillDLTensor(const DLTensor& tensor, const PhiloxState& in_state, PhiloxS
     const uint64_t span = layout.count != 0 ? static_cast<uint64_t>(layout.high - layout.low + 1) *
                                                   static_cast<uint64_t>(element_size)
                                             : 0;
-    status = detail::PlanFill(layout, kind, params, lowest, span, below, out_state, options,
+    status = detail::PlanFill(layout, kind, *params, lowest, span, below, out_state, options,
                               &plan);
   }
   if (!status.ok()) return status;

@@ -316,12 +316,18 @@ bool SameRequest(const Distribution& a, const Distribution& b) {
 }  // namespace
 
 Status ResolveDistribution(DataType type, const Distribution& d, GenerateKind* kind,
-                           KindParams* p) noexcept {
-  if (d.kind == DistributionKind::kBits) return Resolve(type, d, kind, p);  // nothing to cache
+                           const KindParams** params) noexcept {
+  static const KindParams kNone;  // bits: no constants
+  if (d.kind == DistributionKind::kBits) {
+    *params = &kNone;
+    KindParams unused;
+    return Resolve(type, d, kind, &unused);
+  }
   // Resolving costs more than a small fill (uniform's flip and bernoulli's
   // threshold are binary searches of 32 correctly rounded steps), and callers
   // repeat their requests: each thread keeps its last valid answer, a pure
-  // function of (type, d).
+  // function of (type, d), and hands out a pointer to it (valid until this
+  // thread's next call: a fill resolves, then executes, then returns).
   struct Last {
     bool valid = false;
     DataType type = DataType::kUint32;
@@ -329,17 +335,18 @@ Status ResolveDistribution(DataType type, const Distribution& d, GenerateKind* k
     GenerateKind kind = GenerateKind::kBitsUint32;
     KindParams params;
   };
-  thread_local Last last;
+  thread_local Last last_of_thread;
+  Last& last = last_of_thread;  // one TLS lookup (__tls_get_addr in a shared library)
   if (last.valid && last.type == type && SameRequest(last.d, d)) {
     *kind = last.kind;
-    *p = last.params;
+    *params = &last.params;
     return Status();
   }
   KindParams fresh;
   Status status = Resolve(type, d, kind, &fresh);
   if (!status.ok()) return status;
-  *p = fresh;
   last = {true, type, d, *kind, fresh};
+  *params = &last.params;
   return status;
 }
 }  // namespace detail
@@ -448,7 +455,7 @@ Status PlanFill(const Layout& layout, GenerateKind kind, const KindParams& param
   if (!status.ok()) return status;
 
   plan->kind = kind;
-  plan->params = params;
+  plan->params = &params;
   plan->layout = &layout;
   plan->stream_base = options.element_offset;
   plan->stream_end = options.element_offset + layout.count;
@@ -553,7 +560,7 @@ Status Fill(const TensorDesc& desc, void* data, uint64_t buffer_bytes,
             const FillOptions& options) noexcept {
   const PhiloxState state = in_state;  // read first: out_state may be the same memory
   detail::GenerateKind kind;
-  detail::KindParams params;
+  const detail::KindParams* params = nullptr;
   detail::Layout layout;
   RegionMap region;
   Status status;
@@ -571,7 +578,7 @@ Status Fill(const TensorDesc& desc, void* data, uint64_t buffer_bytes,
   }
   if (!status.ok()) return status;
   detail::Plan plan;
-  status = detail::PlanFill(layout, kind, params, data, buffer_bytes, desc.byte_offset,
+  status = detail::PlanFill(layout, kind, *params, data, buffer_bytes, desc.byte_offset,
                             out_state, options, &plan);
   if (!status.ok()) return status;
   if (options.region != nullptr) {

@@ -24,7 +24,9 @@ struct Plan {
   // What each element is: the generate kernel's kind (its size and stream
   // words per element: ElementBytes / WordsPerElement of kernel_list.h).
   GenerateKind kind = GenerateKind::kBitsUint32;
-  KindParams params;  // the distribution's constants
+  // The distribution's constants: the caller's (not copied: small fills
+  // count), which outlive the plan's execution as `layout` does.
+  const KindParams* params = nullptr;
 
   // Where each element goes and which element of the stream it is (the
   // stream map: layout->strides and layout->stream_strides, see layout.h).
@@ -51,10 +53,12 @@ struct Plan {
 
 // The generate kind of (dtype, distribution) and its per-fill constants, or
 // an error naming the parameter and value (SPEC.md section 8's rules).
+// *params points into a per-thread cache: valid until this thread's next call.
 Status ResolveDistribution(DataType type, const Distribution& distribution, GenerateKind* kind,
-                           KindParams* params) noexcept;
+                           const KindParams** params) noexcept;
 
-// Binds a validated `layout` of elements of `kind` (with its constants) to the buffer of
+// Binds a validated `layout` of elements of `kind` (with its constants
+// `params`, kept by address like `layout`: both must outlive ExecutePlan) to the buffer of
 // `buffer_bytes` bytes at `data`, whose element (0, ..., 0) lies
 // `byte_offset` bytes in, an optional output state and the fill options.
 // Checks everything the layout alone could not (null or misaligned data,

@@ -174,7 +174,7 @@ void RunReplayTask(void* context, uint32_t index) {
   const uint64_t call = index / job.tasks_per_call;
   const uint64_t t0 = (index % job.tasks_per_call) * job.task_threads;
   const uint64_t threads = job.g - t0 < job.task_threads ? job.g - t0 : job.task_threads;
-  Stream s{job.state.counter().Plus(call), RoundKeys(job.state.key()), plan.params};
+  Stream s{job.state.counter().Plus(call), RoundKeys(job.state.key()), *plan.params};
   // Valid threads of each row of this call: element (call u + j) g + t < n.
   uint64_t counts[4] = {0, 0, 0, 0};
   for (uint64_t j = 0; j < job.u; ++j) {
@@ -192,7 +192,7 @@ void RunReplayTask(void* context, uint32_t index) {
     for (uint64_t sub = 0; sub < counts[0]; sub += kBlockChunk) {
       const uint64_t m = counts[0] - sub < kBlockChunk ? counts[0] - sub : kBlockChunk;
       plan.kernels->thread_blocks(s, t0 + sub, m, words);
-      k.convert(plan.params, words, m * job.u, stage);
+      k.convert(*plan.params, words, m * job.u, stage);
       uint64_t part[4];
       for (uint64_t j = 0; j < job.u; ++j) {
         part[j] = counts[j] <= sub ? 0 : counts[j] - sub < m ? counts[j] - sub : m;

@@ -85,7 +85,7 @@ struct Job {
         layout(p.layout),
         generate(&p.kernels->Generate(p.kind)),
         move(&p.kernels->Move(ElementBytes(p.kind))),
-        stream{state.counter(), RoundKeys(state.key()), p.params},
+        stream{state.counter(), RoundKeys(state.key()), *p.params},
         streaming(p.streaming),
         element_size(ElementBytes(p.kind)) {}
 

@@ -277,7 +277,7 @@ TEST(Distributions, EdgeWordsEqualTheReferenceInEveryKernel) {
     const DataType type = TypeOf(r.dtype);
     const int size = ElementSize(type);
     detail::GenerateKind kind;
-    detail::KindParams params;
+    const detail::KindParams* params = nullptr;
     const Status s = detail::ResolveDistribution(type, DistributionOf(r), &kind, &params);
     ASSERT_TRUE(s.ok()) << r.name << ": " << s.message();
     std::vector<uint32_t> words;
@@ -285,7 +285,7 @@ TEST(Distributions, EdgeWordsEqualTheReferenceInEveryKernel) {
     for (int t = 0; t < count; ++t) {
       if ((tables[t].hwy_target & hwy::SupportedTargets()) == 0) continue;
       std::vector<uint8_t> out(words.size() * static_cast<size_t>(size) + 8, 0xA5);
-      tables[t].Generate(kind).convert(params, words.data(), words.size(), out.data());
+      tables[t].Generate(kind).convert(*params, words.data(), words.size(), out.data());
       for (size_t i = 0; i < words.size(); ++i) {
         ASSERT_EQ(ReadBits(out.data() + i * static_cast<size_t>(size), size), r.pairs[i].second)
             << r.name << " target " << tables[t].name << " word " << std::hex << words[i];
@@ -307,7 +307,7 @@ TEST(Distributions, FloatNormalsOfEdgeWordsAreWithinTheProvenBound) {
   int count = 0;
   const detail::KernelTable* tables = detail::CompiledKernels(&count);
   detail::GenerateKind kind;
-  detail::KindParams params;
+  const detail::KindParams* params = nullptr;
   ASSERT_TRUE(detail::ResolveDistribution(DataType::kFloat32, Distribution::Normal(0, 1), &kind,
                                           &params)
                   .ok());
@@ -325,7 +325,7 @@ TEST(Distributions, FloatNormalsOfEdgeWordsAreWithinTheProvenBound) {
   for (int t = 0; t < count; ++t) {
     if ((tables[t].hwy_target & hwy::SupportedTargets()) == 0) continue;
     std::vector<float> z(words.size());
-    tables[t].Generate(kind).convert(params, words.data(), words.size(), z.data());
+    tables[t].Generate(kind).convert(*params, words.data(), words.size(), z.data());
     for (size_t i = 0; i < words.size(); ++i) {
       const float u = static_cast<float>(words[i & ~size_t{1}]) * 0x1p-32f + 0x1p-33f;
       const float v = std::fma(static_cast<float>(words[i | 1]), kP32_2Pi, kP32_2Pi * 0.5f);
@@ -472,13 +472,13 @@ TEST(Distributions, Float64UniformEdgesOnEveryTarget) {
   int checked = 0;
   for (const auto& lh : bounds) {
     detail::GenerateKind kind;
-    detail::KindParams params;
+    const detail::KindParams* params = nullptr;
     ASSERT_TRUE(detail::ResolveDistribution(DataType::kFloat64,
                                             Distribution::Uniform(lh[0], lh[1]), &kind, &params)
                     .ok());
     const double range = lh[1] - lh[0];
     checked += ExpectOnEveryTarget<double>(
-        kind, params, words.data(), zs.size(),
+        kind, *params, words.data(), zs.size(),
         [&](size_t i) {
           const double u = static_cast<double>(zs[i]) * 0x1p-53 + 0x1p-54;  // exact product
           const double t = std::fma(u, range, lh[0]);
@@ -515,7 +515,7 @@ TEST(Distributions, BernoulliThresholdIsWhereTheFloatCompareFlips) {
 // and the reference count 128), so uniform(0, 1) maps them to 0.
 TEST(Distributions, ExactlyThe128LargestWordsFlipToLow) {
   detail::GenerateKind kind;
-  detail::KindParams params;
+  const detail::KindParams* params = nullptr;
   ASSERT_TRUE(detail::ResolveDistribution(DataType::kFloat32, Distribution::Uniform(0, 1), &kind,
                                           &params)
                   .ok());
@@ -526,7 +526,7 @@ TEST(Distributions, ExactlyThe128LargestWordsFlipToLow) {
   for (int t = 0; t < count; ++t) {
     if ((tables[t].hwy_target & hwy::SupportedTargets()) == 0) continue;
     std::vector<float> out(words.size());
-    tables[t].Generate(kind).convert(params, words.data(), words.size(), out.data());
+    tables[t].Generate(kind).convert(*params, words.data(), words.size(), out.data());
     int zeros = 0;
     for (float f : out) zeros += f == 0.0f ? 1 : 0;
     EXPECT_EQ(zeros, 128) << tables[t].name;

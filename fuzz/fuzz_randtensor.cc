@@ -1,7 +1,8 @@
 // libFuzzer target over randtensor's whole descriptor and binding surface.
 //
 // One input (fuzz_input.h) becomes one call of randtensor::Fill,
-// randtensor::MinBufferBytes, dml::ExecuteRandomGenerator (after
+// randtensor::MinBufferBytes, dml::ExecuteRandomGenerator or (by a key bit)
+// dml::RandomGeneratorOperator::Create + Execute (after
 // dml::ValidateRandomGenerator) or dml::CalcBufferTensorSizeChecked, with a
 // SIMD target forced by name first ("auto" restored after). Buffers and states
 // live in mmap'ed blocks with PROT_NONE guard pages on both sides, prefilled
@@ -781,10 +782,27 @@ void RunDmlExecute(const Case& c, uint32_t salt) {
                               std::strstr(v.message(), "cannot prove") != nullptr;
     if (!cannot_prove) Fail("ValidateRandomGenerator rejected a valid description: %s", Text(v).c_str());
   }
-  const Status s = dml::ExecuteRandomGenerator(op, input_state, output, output_state, options);
-  if (g_verbose) std::fprintf(stderr, "-> %s\n", Text(s).c_str());
+  // About half the calls (by a bit of the state, threads and flags: no input
+  // byte of its own, so the corpus keeps its meaning) go through
+  // RandomGeneratorOperator, which must do exactly what ExecuteRandomGenerator
+  // does, its Create exactly what ValidateRandomGenerator does.
+  const bool via_operator =
+      ((c.state[0] ^ c.state[1] ^ c.state[4] ^ c.state[5] ^ c.threads ^ c.out_flags) & 1) != 0;
+  Status s;
+  if (via_operator) {
+    dml::RandomGeneratorOperator created;
+    s = dml::RandomGeneratorOperator::Create(op, &created);
+    if (s.code() != v.code() || std::strcmp(s.message(), v.message()) != 0) {
+      Fail("RandomGeneratorOperator::Create said %s but ValidateRandomGenerator said %s",
+           Text(s).c_str(), Text(v).c_str());
+    }
+    if (s.ok()) s = created.Execute(input_state, output, output_state, options);
+  } else {
+    s = dml::ExecuteRandomGenerator(op, input_state, output, output_state, options);
+  }
+  if (g_verbose) std::fprintf(stderr, "-> %s%s\n", Text(s).c_str(), via_operator ? " (operator)" : "");
   if (!v.ok() && (s.ok() || s.code() != v.code())) {
-    Fail("ValidateRandomGenerator said %s but ExecuteRandomGenerator said %s", Text(v).c_str(),
+    Fail("ValidateRandomGenerator said %s but the execution said %s", Text(v).c_str(),
          Text(s).c_str());
   }
   if (!s.ok()) {

@@ -4,6 +4,7 @@
 #include "randtensor/directml.h"
 
 #include <cstdio>
+#include <new>
 
 #include "src/layout.h"
 #include "src/plan.h"
@@ -123,20 +124,32 @@ Status CheckStateDesc(const DML_BUFFER_TENSOR_DESC& t, const char* name) {
   return Status();
 }
 
+// What a binding is checked against: its tensor's size and alignment fields
+// (copied when an operator is checked: DirectML's CreateOperator keeps no
+// pointer into the caller's description either).
+struct TensorFields {
+  UINT64 total_bytes = 0;  // TotalTensorSizeInBytes
+  UINT alignment = 0;      // GuaranteedBaseOffsetAlignment
+};
+
+TensorFields FieldsOf(const DML_BUFFER_TENSOR_DESC& t) {
+  return {t.TotalTensorSizeInBytes, t.GuaranteedBaseOffsetAlignment};
+}
+
 // A binding against its tensor: present, large enough, aligned.
-Status CheckBinding(const DML_BUFFER_BINDING& b, const DML_BUFFER_TENSOR_DESC& t,
-                    const char* binding, const char* tensor) {
+Status CheckBinding(const DML_BUFFER_BINDING& b, const TensorFields& t, const char* binding,
+                    const char* tensor) {
   if (b.Data == nullptr) {
     return Status::Error(StatusCode::kInvalidArgument, "%s.Data is null", binding);
   }
-  if (b.SizeInBytes < t.TotalTensorSizeInBytes) {
+  if (b.SizeInBytes < t.total_bytes) {
     return Status::Error(StatusCode::kBufferTooSmall,
                          "%s.SizeInBytes = %llu is less than %s.TotalTensorSizeInBytes = %llu",
                          binding, static_cast<unsigned long long>(b.SizeInBytes), tensor,
-                         static_cast<unsigned long long>(t.TotalTensorSizeInBytes));
+                         static_cast<unsigned long long>(t.total_bytes));
   }
   const uintptr_t addr = reinterpret_cast<uintptr_t>(b.Data);
-  const UINT a = t.GuaranteedBaseOffsetAlignment;
+  const UINT a = t.alignment;
   if (a != 0 && addr % a != 0) {
     return Status::Error(StatusCode::kMisaligned,
                          "%s.Data = %p is not a multiple of %s.GuaranteedBaseOffsetAlignment = "
@@ -148,12 +161,11 @@ Status CheckBinding(const DML_BUFFER_BINDING& b, const DML_BUFFER_TENSOR_DESC& t
                          "%s.Data = %p is not aligned to the element size (4 bytes)", binding,
                          b.Data);
   }
-  if (t.TotalTensorSizeInBytes > UINTPTR_MAX - addr + 1) {
+  if (t.total_bytes > UINTPTR_MAX - addr + 1) {
     return Status::Error(StatusCode::kOverflow,
                          "%s.Data = %p plus %s.TotalTensorSizeInBytes = %llu runs past the end "
                          "of the address space",
-                         binding, b.Data, tensor,
-                         static_cast<unsigned long long>(t.TotalTensorSizeInBytes));
+                         binding, b.Data, tensor, static_cast<unsigned long long>(t.total_bytes));
   }
   return Status();
 }
@@ -211,40 +223,40 @@ UINT64 CalcBufferTensorSize(DML_TENSOR_DATA_TYPE dataType, UINT dimensionCount,
              : 0;
 }
 
-namespace {
-
-// What a valid operator description boils down to.
-struct Operator {
-  const DML_BUFFER_TENSOR_DESC* in = nullptr;
-  const DML_BUFFER_TENSOR_DESC* out = nullptr;
-  const DML_BUFFER_TENSOR_DESC* out_state = nullptr;  // optional
-  int64_t sizes[kMaxRank];
-  int64_t strides[kMaxRank];  // valid when out->Strides is set
-  detail::Layout layout;      // the output tensor's, analyzed once
+// What a valid operator description boils down to: everything an execution
+// needs besides its bindings (RandomGeneratorOperator keeps one).
+struct CheckedOperator {
+  TensorFields in, out, out_state;
+  bool has_out_state = false;  // desc.OutputStateTensor was set
+  detail::Layout layout;       // the output tensor's, analyzed once
 };
 
+namespace {
+
 // Every rule that does not involve a binding (DirectML's CreateOperator).
-Status CheckOperator(const DML_RANDOM_GENERATOR_OPERATOR_DESC& desc, Operator* op) {
+Status CheckOperator(const DML_RANDOM_GENERATOR_OPERATOR_DESC& desc, CheckedOperator* op) {
   if (desc.Type != DML_RANDOM_GENERATOR_TYPE_PHILOX_4X32_10) {
     return Status::Error(StatusCode::kUnsupported,
                          "Type = %d is not DML_RANDOM_GENERATOR_TYPE_PHILOX_4X32_10 (0)",
                          static_cast<int>(desc.Type));
   }
-  Status status = GetBufferDesc(desc.InputStateTensor, "InputStateTensor", &op->in);
-  if (status.ok()) status = CheckStateDesc(*op->in, "InputStateTensor");
-  if (status.ok()) status = GetBufferDesc(desc.OutputTensor, "OutputTensor", &op->out);
-  if (status.ok()) status = CheckBufferFields(*op->out, "OutputTensor");
+  const DML_BUFFER_TENSOR_DESC* in = nullptr;
+  const DML_BUFFER_TENSOR_DESC* out = nullptr;
+  const DML_BUFFER_TENSOR_DESC* out_state = nullptr;
+  Status status = GetBufferDesc(desc.InputStateTensor, "InputStateTensor", &in);
+  if (status.ok()) status = CheckStateDesc(*in, "InputStateTensor");
+  if (status.ok()) status = GetBufferDesc(desc.OutputTensor, "OutputTensor", &out);
+  if (status.ok()) status = CheckBufferFields(*out, "OutputTensor");
   if (status.ok() && desc.OutputStateTensor != nullptr) {
-    status = GetBufferDesc(desc.OutputStateTensor, "OutputStateTensor", &op->out_state);
+    status = GetBufferDesc(desc.OutputStateTensor, "OutputStateTensor", &out_state);
     // One description for both states (the usual in-place update): checked once.
-    if (status.ok() && op->out_state != op->in) {
-      status = CheckStateDesc(*op->out_state, "OutputStateTensor");
+    if (status.ok() && out_state != in) {
+      status = CheckStateDesc(*out_state, "OutputStateTensor");
     }
   }
   if (!status.ok()) return status;
 
   // The output tensor: DirectML's limits, then the shared layout rules.
-  const DML_BUFFER_TENSOR_DESC* out = op->out;
   if (out->DimensionCount < 1 || out->DimensionCount > kMaxDimensions) {
     return Status::Error(StatusCode::kUnsupported,
                          "OutputTensor.DimensionCount = %u is outside 1 to %u",
@@ -269,11 +281,13 @@ Status CheckOperator(const DML_RANDOM_GENERATOR_OPERATOR_DESC& desc, Operator* o
                            list);
     }
   }
-  Widen(out->Sizes, out->DimensionCount, op->sizes);
-  if (out->Strides != nullptr) Widen(out->Strides, out->DimensionCount, op->strides);
+  int64_t sizes[kMaxRank];
+  int64_t strides[kMaxRank];
+  Widen(out->Sizes, out->DimensionCount, sizes);
+  if (out->Strides != nullptr) Widen(out->Strides, out->DimensionCount, strides);
   detail::Layout& layout = op->layout;
   status = detail::AnalyzeLayout(
-      out->DimensionCount, op->sizes, out->Strides != nullptr ? op->strides : nullptr, 4,
+      out->DimensionCount, sizes, out->Strides != nullptr ? strides : nullptr, 4,
       {"OutputTensor.DimensionCount", "OutputTensor.Sizes", "OutputTensor.Strides"}, &layout);
   if (!status.ok()) return status;
   if (out->TotalTensorSizeInBytes < layout.min_bytes) {
@@ -283,47 +297,35 @@ Status CheckOperator(const DML_RANDOM_GENERATOR_OPERATOR_DESC& desc, Operator* o
                          static_cast<unsigned long long>(out->TotalTensorSizeInBytes),
                          static_cast<unsigned long long>(layout.min_bytes));
   }
+  op->in = FieldsOf(*in);
+  op->out = FieldsOf(*out);
+  op->has_out_state = out_state != nullptr;
+  if (out_state != nullptr) op->out_state = FieldsOf(*out_state);
   return Status();
 }
 
-}  // namespace
-
-Status ValidateRandomGenerator(const DML_RANDOM_GENERATOR_OPERATOR_DESC& desc) noexcept {
-  Operator op;
-  return CheckOperator(desc, &op);
-}
-
-Status ExecuteRandomGenerator(const DML_RANDOM_GENERATOR_OPERATOR_DESC& desc,
-                              const DML_BUFFER_BINDING& inputState,
-                              const DML_BUFFER_BINDING& output,
-                              const DML_BUFFER_BINDING* outputState,
-                              const FillOptions& options) noexcept {
-  Operator op;
-  Status status = CheckOperator(desc, &op);
-  if (!status.ok()) return status;
-  const DML_BUFFER_TENSOR_DESC* in = op.in;
-  const DML_BUFFER_TENSOR_DESC* out = op.out;
-  const DML_BUFFER_TENSOR_DESC* out_state = op.out_state;
-
-  // Bindings.
-  if ((outputState != nullptr) != (out_state != nullptr)) {
+// Every rule that involves the bindings or the options (DirectML's
+// dispatch), then the fill.
+Status ExecuteChecked(const CheckedOperator& op, const DML_BUFFER_BINDING& inputState,
+                      const DML_BUFFER_BINDING& output, const DML_BUFFER_BINDING* outputState,
+                      const FillOptions& options) {
+  if ((outputState != nullptr) != op.has_out_state) {
     return Status::Error(StatusCode::kInvalidArgument,
-                         out_state != nullptr
-                             ? "outputState is null but OutputStateTensor is set"
-                             : "outputState is bound but OutputStateTensor is null");
+                         op.has_out_state ? "outputState is null but OutputStateTensor is set"
+                                          : "outputState is bound but OutputStateTensor is null");
   }
-  status = CheckBinding(inputState, *in, "inputState", "InputStateTensor");
-  if (status.ok()) status = CheckBinding(output, *out, "output", "OutputTensor");
+  Status status = CheckBinding(inputState, op.in, "inputState", "InputStateTensor");
+  if (status.ok()) status = CheckBinding(output, op.out, "output", "OutputTensor");
   if (status.ok() && outputState != nullptr) {
-    status = CheckBinding(*outputState, *out_state, "outputState", "OutputStateTensor");
+    status = CheckBinding(*outputState, op.out_state, "outputState", "OutputStateTensor");
     // DirectML may write anywhere in either tensor's TotalTensorSizeInBytes.
-    if (status.ok() && RangesOverlap(output.Data, out->TotalTensorSizeInBytes,
-                                     outputState->Data, out_state->TotalTensorSizeInBytes)) {
+    if (status.ok() && RangesOverlap(output.Data, op.out.total_bytes, outputState->Data,
+                                     op.out_state.total_bytes)) {
       status = Status::Error(StatusCode::kOverlap,
                              "outputState.Data = %p overlaps the output tensor (%p, %llu "
                              "bytes)",
                              outputState->Data, output.Data,
-                             static_cast<unsigned long long>(out->TotalTensorSizeInBytes));
+                             static_cast<unsigned long long>(op.out.total_bytes));
     }
   }
   if (!status.ok()) return status;
@@ -346,7 +348,7 @@ Status ExecuteRandomGenerator(const DML_RANDOM_GENERATOR_OPERATOR_DESC& desc,
                          static_cast<unsigned long long>(options.element_offset));
   }
 
-  // The layout CheckOperator analyzed, bound to the output binding.
+  // The analyzed layout, bound to the output binding.
   PhiloxState* state_out =
       outputState != nullptr ? static_cast<PhiloxState*>(outputState->Data) : nullptr;
   const PhiloxState state = *static_cast<const PhiloxState*>(inputState.Data);
@@ -354,10 +356,72 @@ Status ExecuteRandomGenerator(const DML_RANDOM_GENERATOR_OPERATOR_DESC& desc,
   detail::Plan plan;
   // DirectML's strides are unsigned: element (0, ..., 0) is the buffer's start.
   status = detail::PlanFill(op.layout, detail::GenerateKind::kBitsUint32, kBits, output.Data,
-                            out->TotalTensorSizeInBytes, 0, state_out, options, &plan);
+                            op.out.total_bytes, 0, state_out, options, &plan);
   if (!status.ok()) return status;
   detail::ExecutePlan(plan, state, state_out, options.info);
   return Status();
+}
+
+}  // namespace
+
+Status ValidateRandomGenerator(const DML_RANDOM_GENERATOR_OPERATOR_DESC& desc) noexcept {
+  CheckedOperator op;
+  return CheckOperator(desc, &op);
+}
+
+Status ExecuteRandomGenerator(const DML_RANDOM_GENERATOR_OPERATOR_DESC& desc,
+                              const DML_BUFFER_BINDING& inputState,
+                              const DML_BUFFER_BINDING& output,
+                              const DML_BUFFER_BINDING* outputState,
+                              const FillOptions& options) noexcept {
+  CheckedOperator op;
+  const Status status = CheckOperator(desc, &op);
+  if (!status.ok()) return status;
+  return ExecuteChecked(op, inputState, output, outputState, options);
+}
+
+RandomGeneratorOperator::~RandomGeneratorOperator() { delete checked_; }
+
+RandomGeneratorOperator::RandomGeneratorOperator(RandomGeneratorOperator&& other) noexcept
+    : checked_(other.checked_) {
+  other.checked_ = nullptr;
+}
+
+RandomGeneratorOperator& RandomGeneratorOperator::operator=(
+    RandomGeneratorOperator&& other) noexcept {
+  if (this != &other) {
+    delete checked_;
+    checked_ = other.checked_;
+    other.checked_ = nullptr;
+  }
+  return *this;
+}
+
+Status RandomGeneratorOperator::Create(const DML_RANDOM_GENERATOR_OPERATOR_DESC& desc,
+                                       RandomGeneratorOperator* op) noexcept {
+  if (op == nullptr) return Status::Error(StatusCode::kInvalidArgument, "op is null");
+  CheckedOperator checked;
+  const Status status = CheckOperator(desc, &checked);
+  if (!status.ok()) return status;
+  CheckedOperator* kept = new (std::nothrow) CheckedOperator(checked);
+  if (kept == nullptr) {
+    return Status::Error(StatusCode::kOverflow, "op: out of memory for %zu bytes",
+                         sizeof(CheckedOperator));
+  }
+  delete op->checked_;
+  op->checked_ = kept;
+  return Status();
+}
+
+Status RandomGeneratorOperator::Execute(const DML_BUFFER_BINDING& inputState,
+                                        const DML_BUFFER_BINDING& output,
+                                        const DML_BUFFER_BINDING* outputState,
+                                        const FillOptions& options) const noexcept {
+  if (checked_ == nullptr) {
+    return Status::Error(StatusCode::kInvalidArgument,
+                         "the operator is empty (not created, or moved from)");
+  }
+  return ExecuteChecked(*checked_, inputState, output, outputState, options);
 }
 
 }  // namespace dml

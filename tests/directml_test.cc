@@ -1,6 +1,11 @@
 // Bad input for the DirectML-shaped entry point (randtensor/directml.h):
 // ExecuteRandomGenerator and CalcBufferTensorSize(Checked).
 //
+// Built twice (tests/CMakeLists.txt): as is, every call goes through
+// ExecuteRandomGenerator; with RANDTENSOR_DML_VIA_OPERATOR (ctest names
+// "operator.*"), through RandomGeneratorOperator::Create and then Execute,
+// so every rule, message and value below holds for both ways in.
+//
 // Every rejection is checked by validation::Rejects: the expected StatusCode,
 // a message naming the field and its value, the input state, the output
 // buffer and the output state (with guard bytes around each) byte-for-byte
@@ -86,7 +91,16 @@ class DmlCall {
     std::memcpy(in_bind.Data, &state, sizeof(state));
   }
 
-  Status Run() const { return ExecuteRandomGenerator(op, in_bind, out_bind, os_binding, options); }
+  Status Run() const {
+#if RANDTENSOR_DML_VIA_OPERATOR
+    RandomGeneratorOperator created;
+    const Status status = RandomGeneratorOperator::Create(op, &created);
+    if (!status.ok()) return status;
+    return created.Execute(in_bind, out_bind, os_binding, options);
+#else
+    return ExecuteRandomGenerator(op, in_bind, out_bind, os_binding, options);
+#endif
+  }
 
   testing::AssertionResult Rejects(const Expect& expect) const {
     return validation::Rejects([this] { return Run(); }, expect.code, expect.fragments,
@@ -98,6 +112,11 @@ class DmlCall {
   // `quiet`: also check that nothing is printed (off inside a sweep that
   // captures the output itself).
   testing::AssertionResult AcceptsAndFills(bool quiet = true) {
+    return AcceptsAndFillsWith([this] { return Run(); }, quiet);
+  }
+  // The same for another call that fills this tensor (a created operator).
+  testing::AssertionResult AcceptsAndFillsWith(const std::function<Status()>& run,
+                                               bool quiet = true) {
     PhiloxState state;
     std::memcpy(&state, in_bind.Data, sizeof(state));  // read before the call
     validation::ExpectedImage expected({&in_mem, &out_mem, &os_mem});
@@ -112,7 +131,7 @@ class DmlCall {
       const PhiloxState next = rt_test::ExpectedOutState(state, span.offsets.size());
       expected.Put(os_bind.Data, &next, sizeof(next));
     }
-    const testing::AssertionResult ok = validation::Accepts([this] { return Run(); }, quiet);
+    const testing::AssertionResult ok = validation::Accepts(run, quiet);
     return ok ? expected.Matches() : ok;
   }
 
@@ -128,6 +147,11 @@ class DmlCall {
   DML_BUFFER_BINDING in_bind, out_bind, os_bind;
   const DML_BUFFER_BINDING* os_binding = &os_bind;
   FillOptions options;
+
+  // The memory blocks no rejection may write.
+  std::vector<validation::Region> Blocks() const {
+    return {in_mem.whole(), out_mem.whole(), os_mem.whole()};
+  }
 
  private:
   static void InitStateDesc(DML_BUFFER_TENSOR_DESC* d, const UINT* state_sizes) {
@@ -712,6 +736,98 @@ TEST(DirectMlValid, InputStateInsideTheOutput) {
   const uint32_t* state = reinterpret_cast<const uint32_t*>(call.os_mem.data());
   EXPECT_EQ(state[0], 3u);
   for (int i = 1; i < 6; ++i) EXPECT_EQ(state[i], 0u) << i;
+}
+
+// ---------------------------------------------------------------------------
+// RandomGeneratorOperator: what Create keeps, and the operator's own states.
+
+// Create copies what it checked: scribbling over the description and the
+// arrays it points to afterwards changes nothing (DirectML's operators keep
+// no pointer into their description either).
+TEST(DirectMlOperator, KeepsWhatItCheckedNotTheDescription) {
+  DmlCall call;
+  call.SetOutput({2, 3, 4}, {1, 8, 2});  // permuted, padded
+  RandomGeneratorOperator op;
+  ASSERT_TRUE(RandomGeneratorOperator::Create(call.op, &op).ok());
+  const std::vector<UINT> sizes = call.sizes, strides = call.strides;
+  std::fill(call.sizes.begin(), call.sizes.end(), 0u);  // now invalid
+  std::fill(call.strides.begin(), call.strides.end(), 0u);
+  call.out_desc.DataType = DML_TENSOR_DATA_TYPE_FLOAT32;
+  call.out_desc.TotalTensorSizeInBytes = 4;
+  call.in_desc.TotalTensorSizeInBytes = 1;
+  call.op.OutputStateTensor = nullptr;
+  ASSERT_FALSE(ValidateRandomGenerator(call.op).ok());
+  call.sizes = sizes;  // the expected image is of the tensor Create saw
+  call.strides = strides;
+  EXPECT_TRUE(call.AcceptsAndFillsWith(
+      [&] { return op.Execute(call.in_bind, call.out_bind, call.os_binding, call.options); }));
+}
+
+// A rejected description: ValidateRandomGenerator's status, word for word,
+// and the operator keeps what it held (empty, or the earlier operator).
+TEST(DirectMlOperator, FailedCreateLeavesTheOperatorAsItWas) {
+  DmlCall call;
+  RandomGeneratorOperator op;
+  ASSERT_TRUE(RandomGeneratorOperator::Create(call.op, &op).ok());
+  DmlCall bad;
+  bad.SetOutput({2, 2}, {1, 1});  // elements share offsets
+  const Status validated = ValidateRandomGenerator(bad.op);
+  ASSERT_EQ(validated.code(), StatusCode::kOverlap);
+  const Status created = RandomGeneratorOperator::Create(bad.op, &op);
+  EXPECT_EQ(created.code(), validated.code());
+  EXPECT_STREQ(created.message(), validated.message());
+  EXPECT_FALSE(op.empty());
+  EXPECT_TRUE(call.AcceptsAndFillsWith(
+      [&] { return op.Execute(call.in_bind, call.out_bind, call.os_binding, call.options); }));
+  RandomGeneratorOperator empty;
+  EXPECT_FALSE(RandomGeneratorOperator::Create(bad.op, &empty).ok());
+  EXPECT_TRUE(empty.empty());
+  EXPECT_EQ(RandomGeneratorOperator::Create(call.op, nullptr).code(),
+            StatusCode::kInvalidArgument);
+}
+
+// An empty operator (never created, or moved from) refuses and writes nothing.
+TEST(DirectMlOperator, EmptyOperatorRefusesAndWritesNothing) {
+  DmlCall call;
+  RandomGeneratorOperator never;
+  EXPECT_TRUE(never.empty());
+  EXPECT_TRUE(validation::Rejects(
+      [&] { return never.Execute(call.in_bind, call.out_bind, call.os_binding); },
+      StatusCode::kInvalidArgument, {"empty"}, call.Blocks()));
+  RandomGeneratorOperator created;
+  ASSERT_TRUE(RandomGeneratorOperator::Create(call.op, &created).ok());
+  RandomGeneratorOperator moved(std::move(created));
+  EXPECT_TRUE(created.empty());  // NOLINT(bugprone-use-after-move): the documented state
+  EXPECT_TRUE(validation::Rejects(
+      [&] { return created.Execute(call.in_bind, call.out_bind, call.os_binding); },
+      StatusCode::kInvalidArgument, {"empty"}, call.Blocks()));
+  RandomGeneratorOperator assigned;
+  assigned = std::move(moved);
+  EXPECT_TRUE(moved.empty());  // NOLINT(bugprone-use-after-move)
+  EXPECT_TRUE(call.AcceptsAndFillsWith(
+      [&] { return assigned.Execute(call.in_bind, call.out_bind, call.os_binding); }));
+}
+
+// One operator, executed again and again with the state updated in place
+// (a training loop's dropout masks): each call continues the stream where the
+// last one stopped, as the oracle says; the first call is SPEC.md section 6's
+// known answer.
+TEST(DirectMlOperator, RepeatedExecutionsContinueTheStream) {
+  DmlCall call;
+  call.SetOutput({2, 5});
+  call.SetInputState(PhiloxState{});
+  call.os_bind.Data = call.in_bind.Data;
+  RandomGeneratorOperator op;
+  ASSERT_TRUE(RandomGeneratorOperator::Create(call.op, &op).ok());
+  const auto run = [&] { return op.Execute(call.in_bind, call.out_bind, &call.os_bind); };
+  ASSERT_TRUE(validation::Accepts(run));
+  const uint32_t* out = static_cast<const uint32_t*>(call.out_bind.Data);
+  for (int i = 0; i < 10; ++i) EXPECT_EQ(out[i], rt_test::ZeroStateValues().at(i)) << i;
+  for (int round = 0; round < 3; ++round) {
+    SCOPED_TRACE(round);
+    call.out_mem.Refill();
+    EXPECT_TRUE(call.AcceptsAndFillsWith(run));
+  }
 }
 
 // ---------------------------------------------------------------------------

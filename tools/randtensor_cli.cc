@@ -236,8 +236,9 @@ class RandomGenerator {
 
   // Checks the descriptors without touching any memory (DirectML's
   // CreateOperator step), so an invalid one is reported before the possibly
-  // huge buffer is allocated.
-  Status Validate() const { return dml::ValidateRandomGenerator(desc_); }
+  // huge buffer is allocated; the checked operator then serves every call
+  // (--repeat times calls as a DirectML user's dispatches run).
+  Status Create() { return dml::RandomGeneratorOperator::Create(desc_, &op_); }
 
   Status Execute(void* data, const PhiloxState& in, PhiloxState* out,
                  const randtensor::FillOptions& options) const {
@@ -245,7 +246,7 @@ class RandomGenerator {
     const dml::DML_BUFFER_BINDING in_binding = {const_cast<PhiloxState*>(&in), sizeof(in)};
     const dml::DML_BUFFER_BINDING out_binding = {data, output_.TotalTensorSizeInBytes};
     const dml::DML_BUFFER_BINDING state_binding = {out, sizeof(*out)};
-    return dml::ExecuteRandomGenerator(desc_, in_binding, out_binding, &state_binding, options);
+    return op_.Execute(in_binding, out_binding, &state_binding, options);
   }
 
  private:
@@ -258,6 +259,7 @@ class RandomGenerator {
   dml::DML_TENSOR_DESC state_tensor_;
   dml::DML_TENSOR_DESC output_tensor_;
   dml::DML_RANDOM_GENERATOR_OPERATOR_DESC desc_;
+  dml::RandomGeneratorOperator op_;  // empty until Create succeeds
 };
 
 // TotalTensorSizeInBytes: the user's, or DirectML's minimum. When the minimum
@@ -574,8 +576,8 @@ GenerateResult RunGenerate(const GenerateArgs& args) {
 
   if (!NeedsNativeFill(args)) {
     std::string calc_error;
-    const RandomGenerator generator(args.sizes, args.strides, TotalBytes(args, &calc_error));
-    Status status = generator.Validate();
+    RandomGenerator generator(args.sizes, args.strides, TotalBytes(args, &calc_error));
+    Status status = generator.Create();
     if (!status.ok()) Fail(kExitUsage, Message(status));
     if (!calc_error.empty()) Fail(kExitUsage, calc_error);  // not expected: Validate agrees
     if (IsPacked(args)) return RunPacked(args, options, generator.total_bytes());

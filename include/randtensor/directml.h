@@ -109,6 +109,44 @@ RANDTENSOR_API Status ExecuteRandomGenerator(const DML_RANDOM_GENERATOR_OPERATOR
                               const DML_BUFFER_BINDING* outputState,
                               const FillOptions& options = FillOptions()) noexcept;
 
+struct CheckedOperator;  // directml.cc
+
+// DirectML's CreateOperator and dispatch as two steps: Create checks the
+// description once (ValidateRandomGenerator's rules) and keeps what it needs
+// (a copy: later changes to `desc` or the arrays it points to change
+// nothing, as in DirectML); Execute then checks only the bindings and
+// options. For a repeated fill of one tensor this skips the description's
+// checks and the layout analysis on every call (a 16-element fill spends
+// most of its time there). Execute of an operator created from `desc` does
+// exactly what ExecuteRandomGenerator(desc, ...) does: same values, same
+// state, same errors for the same bindings and options.
+// Movable, not copyable. A default-constructed or moved-from operator is
+// empty: its Execute fails (kInvalidArgument) and writes nothing. Execute
+// is const and may run on several threads at once.
+class RANDTENSOR_API RandomGeneratorOperator {
+ public:
+  RandomGeneratorOperator() noexcept = default;
+  ~RandomGeneratorOperator();
+  RandomGeneratorOperator(RandomGeneratorOperator&& other) noexcept;
+  RandomGeneratorOperator& operator=(RandomGeneratorOperator&& other) noexcept;
+  RandomGeneratorOperator(const RandomGeneratorOperator&) = delete;
+  RandomGeneratorOperator& operator=(const RandomGeneratorOperator&) = delete;
+
+  // Checks `desc` into *op, replacing what it held; on error *op is unchanged.
+  static Status Create(const DML_RANDOM_GENERATOR_OPERATOR_DESC& desc,
+                       RandomGeneratorOperator* op) noexcept;
+
+  // As ExecuteRandomGenerator, with the description Create checked.
+  Status Execute(const DML_BUFFER_BINDING& inputState, const DML_BUFFER_BINDING& output,
+                 const DML_BUFFER_BINDING* outputState,
+                 const FillOptions& options = FillOptions()) const noexcept;
+
+  bool empty() const noexcept { return checked_ == nullptr; }
+
+ private:
+  CheckedOperator* checked_ = nullptr;
+};
+
 }  // namespace dml
 }  // namespace randtensor
 

@@ -23,7 +23,7 @@ int main() {
   std::vector<uint32_t> output(3 * 3 * 20 * 7219);
   const DML_BUFFER_BINDING state_binding = {state, sizeof(state)};  // updated in place
   const DML_BUFFER_BINDING output_binding = {output.data(), output.size() * 4};
-  const randtensor::Status status =
+  randtensor::Status status =
       ExecuteRandomGenerator(op, state_binding, output_binding, &state_binding);
   if (!status.ok()) {
     std::fprintf(stderr, "%s\n", status.message());
@@ -31,5 +31,19 @@ int main() {
   }
   // The counter advanced by ceil(1299420 / 4) = 324855: ...'7479615c.
   std::printf("counter = 0x%08x'%08x'%08x'%08x\n", state[3], state[2], state[1], state[0]);
-  return state[0] == 0x7479615c ? 0 : 1;
+
+  // The same operator checked once (CreateOperator), then dispatched again
+  // and again: each call only checks its bindings.
+  RandomGeneratorOperator created;
+  status = RandomGeneratorOperator::Create(op, &created);
+  for (int step = 0; step < 2 && status.ok(); ++step) {
+    status = created.Execute(state_binding, output_binding, &state_binding);
+  }
+  if (!status.ok()) {
+    std::fprintf(stderr, "%s\n", status.message());
+    return 1;
+  }
+  // Two more fills: 3 * 324855 = 974565 blocks from the start, ...'74834b4a.
+  std::printf("counter = 0x%08x'%08x'%08x'%08x\n", state[3], state[2], state[1], state[0]);
+  return state[0] == 0x74834b4a ? 0 : 1;
 }

@@ -25,7 +25,9 @@ struct Plan {
   // words per element: ElementBytes / WordsPerElement of kernel_list.h).
   GenerateKind kind = GenerateKind::kBitsUint32;
   // The distribution's constants: the caller's (not copied: small fills
-  // count), which outlive the plan's execution as `layout` does.
+  // count), which outlive the plan's execution as `layout` does. Executors
+  // copy them before handing out tasks: they may sit in the calling thread's
+  // cache (ResolveDistribution), which a host pool's hook could refill.
   const KindParams* params = nullptr;
 
   // Where each element goes and which element of the stream it is (the

@@ -141,6 +141,10 @@ constexpr uint64_t kBlockChunk = 512;    // threads per L1 chunk of the blocks p
 
 struct ReplayJob {
   const Plan* plan;
+  // The distribution's constants, copied before any task runs: the plan's
+  // point into the calling thread's cache, which a host pool's hook may
+  // replace by filling something else on that thread first.
+  KindParams params;
   PhiloxState state;
   uint64_t n, g, u, task_threads, tasks_per_call;
   bool streaming;
@@ -174,7 +178,7 @@ void RunReplayTask(void* context, uint32_t index) {
   const uint64_t call = index / job.tasks_per_call;
   const uint64_t t0 = (index % job.tasks_per_call) * job.task_threads;
   const uint64_t threads = job.g - t0 < job.task_threads ? job.g - t0 : job.task_threads;
-  Stream s{job.state.counter().Plus(call), RoundKeys(job.state.key()), *plan.params};
+  Stream s{job.state.counter().Plus(call), RoundKeys(job.state.key()), job.params};
   // Valid threads of each row of this call: element (call u + j) g + t < n.
   uint64_t counts[4] = {0, 0, 0, 0};
   for (uint64_t j = 0; j < job.u; ++j) {
@@ -192,7 +196,7 @@ void RunReplayTask(void* context, uint32_t index) {
     for (uint64_t sub = 0; sub < counts[0]; sub += kBlockChunk) {
       const uint64_t m = counts[0] - sub < kBlockChunk ? counts[0] - sub : kBlockChunk;
       plan.kernels->thread_blocks(s, t0 + sub, m, words);
-      k.convert(*plan.params, words, m * job.u, stage);
+      k.convert(job.params, words, m * job.u, stage);
       uint64_t part[4];
       for (uint64_t j = 0; j < job.u; ++j) {
         part[j] = counts[j] <= sub ? 0 : counts[j] - sub < m ? counts[j] - sub : m;
@@ -208,6 +212,7 @@ void RunReplayTask(void* context, uint32_t index) {
 void ReplayTensor(const Plan& plan, const PhiloxState& state, FillInfo* info) noexcept {
   ReplayJob job;
   job.plan = &plan;
+  job.params = *plan.params;
   job.state = state;
   job.n = plan.layout->count;
   job.g = plan.grid_threads;

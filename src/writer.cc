@@ -85,6 +85,7 @@ struct Job {
         layout(p.layout),
         generate(&p.kernels->Generate(p.kind)),
         move(&p.kernels->Move(ElementBytes(p.kind))),
+        // The constants copied now, before any task (see Plan::params).
         stream{state.counter(), RoundKeys(state.key()), *p.params},
         streaming(p.streaming),
         element_size(ElementBytes(p.kind)) {}

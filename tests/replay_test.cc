@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -298,6 +299,58 @@ TEST(TorchCudaReplay, RefusalsNameTheFieldAndWriteNothing) {
   EXPECT_EQ(st.code(), StatusCode::kUnsupported);
   EXPECT_NE(std::string(st.message()).find("536870913 elements"), std::string::npos)
       << st.message();
+}
+
+// A host pool whose hook fills another tensor itself, on the calling thread,
+// before it runs the tasks (a framework that draws something else first):
+// the resolved constants of the caller's own fill are a per-thread cache
+// entry that the nested fill replaces, so the fill must have taken them
+// before it hands out tasks. Values equal the same fill without the hook, for
+// the stream writer and the replayed GPU order alike.
+void NestedFillThenSerialHook(void* /*pool_context*/, uint32_t count, uint32_t /*max_threads*/,
+                              TaskFn task, void* task_context) {
+  const int64_t n = 1000;
+  TensorDesc desc;
+  desc.dtype = DataType::kFloat32;
+  desc.rank = 1;
+  desc.sizes = &n;
+  std::vector<float> other(static_cast<size_t>(n));
+  FillOptions o;
+  o.threads = 1;
+  o.distribution = Distribution::Normal(7, 3);  // different constants, same thread
+  if (!Fill(desc, other.data(), other.size() * sizeof(float), PhiloxState::FromSeed(5), nullptr,
+            o)
+           .ok()) {
+    std::abort();  // a test helper: the nested fill itself is valid
+  }
+  for (uint32_t i = 0; i < count; ++i) task(task_context, i);
+}
+
+TEST(TorchCudaReplay, AHookThatFillsFirstChangesNothing) {
+  const uint64_t n = 9001;
+  const PhiloxState base = PhiloxState::FromSeed(77);
+  for (const ElementOrder order : {ElementOrder::kTorchCuda, ElementOrder::kStream}) {
+    for (const KindCase& c : KindCases()) {
+      SCOPED_TRACE(static_cast<int>(order));
+      const size_t bytes = n * static_cast<size_t>(ElementSize(c.type));
+      std::vector<uint8_t> plain(bytes), hooked(bytes, 0xA5);
+      const int64_t size = static_cast<int64_t>(n);
+      TensorDesc desc;
+      desc.dtype = c.type;
+      desc.rank = 1;
+      desc.sizes = &size;
+      FillOptions o;
+      o.order = order;
+      o.gpu = kTiny;
+      o.distribution = c.d;
+      o.threads = 2;
+      o.task_elements = 300;  // several tasks, so the hook runs
+      ASSERT_TRUE(Fill(desc, plain.data(), bytes, base, nullptr, o).ok());
+      o.parallel_for = ParallelFor{NestedFillThenSerialHook, nullptr};
+      ASSERT_TRUE(Fill(desc, hooked.data(), bytes, base, nullptr, o).ok());
+      ASSERT_EQ(plain, hooked) << "dtype " << static_cast<int>(c.type);
+    }
+  }
 }
 
 // Dropout: every target and thread count gives the same bytes (the GPU's

@@ -11,7 +11,6 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
-#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -133,7 +132,9 @@ std::vector<KindCase> KindCases() {
   };
 }
 
-std::vector<uint8_t> StreamFill(const KindCase& k, const PhiloxState& s, uint64_t n) {
+// n elements of kind k from state s with options o (its distribution k's).
+std::vector<uint8_t> FillKind(const KindCase& k, const PhiloxState& s, uint64_t n,
+                              FillOptions o) {
   const int size = ElementSize(k.type);
   std::vector<uint8_t> out(n * static_cast<uint64_t>(size));
   const int64_t sz = static_cast<int64_t>(n);
@@ -141,11 +142,15 @@ std::vector<uint8_t> StreamFill(const KindCase& k, const PhiloxState& s, uint64_
   desc.dtype = k.type;
   desc.rank = 1;
   desc.sizes = &sz;
-  FillOptions o;
   o.distribution = k.d;
-  o.threads = 1;
   EXPECT_TRUE(Fill(desc, out.data(), out.size(), s, nullptr, o).ok());
   return out;
+}
+
+std::vector<uint8_t> StreamFill(const KindCase& k, const PhiloxState& s, uint64_t n) {
+  FillOptions o;
+  o.threads = 1;
+  return FillKind(k, s, n, o);
 }
 
 void CheckKinds(const PhiloxState& base, const std::vector<uint64_t>& sizes) {
@@ -309,20 +314,8 @@ TEST(TorchCudaReplay, RefusalsNameTheFieldAndWriteNothing) {
 // the stream writer and the replayed GPU order alike.
 void NestedFillThenSerialHook(void* /*pool_context*/, uint32_t count, uint32_t /*max_threads*/,
                               TaskFn task, void* task_context) {
-  const int64_t n = 1000;
-  TensorDesc desc;
-  desc.dtype = DataType::kFloat32;
-  desc.rank = 1;
-  desc.sizes = &n;
-  std::vector<float> other(static_cast<size_t>(n));
-  FillOptions o;
-  o.threads = 1;
-  o.distribution = Distribution::Normal(7, 3);  // different constants, same thread
-  if (!Fill(desc, other.data(), other.size() * sizeof(float), PhiloxState::FromSeed(5), nullptr,
-            o)
-           .ok()) {
-    std::abort();  // a test helper: the nested fill itself is valid
-  }
+  // Different constants, the same thread.
+  StreamFill({DataType::kFloat32, Distribution::Normal(7, 3)}, PhiloxState::FromSeed(5), 1000);
   for (uint32_t i = 0; i < count; ++i) task(task_context, i);
 }
 
@@ -332,23 +325,14 @@ TEST(TorchCudaReplay, AHookThatFillsFirstChangesNothing) {
   for (const ElementOrder order : {ElementOrder::kTorchCuda, ElementOrder::kStream}) {
     for (const KindCase& c : KindCases()) {
       SCOPED_TRACE(static_cast<int>(order));
-      const size_t bytes = n * static_cast<size_t>(ElementSize(c.type));
-      std::vector<uint8_t> plain(bytes), hooked(bytes, 0xA5);
-      const int64_t size = static_cast<int64_t>(n);
-      TensorDesc desc;
-      desc.dtype = c.type;
-      desc.rank = 1;
-      desc.sizes = &size;
       FillOptions o;
       o.order = order;
       o.gpu = kTiny;
-      o.distribution = c.d;
       o.threads = 2;
       o.task_elements = 300;  // several tasks, so the hook runs
-      ASSERT_TRUE(Fill(desc, plain.data(), bytes, base, nullptr, o).ok());
+      const std::vector<uint8_t> plain = FillKind(c, base, n, o);
       o.parallel_for = ParallelFor{NestedFillThenSerialHook, nullptr};
-      ASSERT_TRUE(Fill(desc, hooked.data(), bytes, base, nullptr, o).ok());
-      ASSERT_EQ(plain, hooked) << "dtype " << static_cast<int>(c.type);
+      ASSERT_EQ(plain, FillKind(c, base, n, o)) << "dtype " << static_cast<int>(c.type);
     }
   }
 }

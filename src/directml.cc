@@ -352,11 +352,10 @@ Status ExecuteChecked(const CheckedOperator& op, const DML_BUFFER_BINDING& input
   PhiloxState* state_out =
       outputState != nullptr ? static_cast<PhiloxState*>(outputState->Data) : nullptr;
   const PhiloxState state = *static_cast<const PhiloxState*>(inputState.Data);
-  static const detail::KindParams kBits;  // no constants; outlives the plan
   detail::Plan plan;
   // DirectML's strides are unsigned: element (0, ..., 0) is the buffer's start.
-  status = detail::PlanFill(op.layout, detail::GenerateKind::kBitsUint32, kBits, output.Data,
-                            op.out.total_bytes, 0, state_out, options, &plan);
+  status = detail::PlanFill(op.layout, detail::GenerateKind::kBitsUint32, detail::kNoParams,
+                            output.Data, op.out.total_bytes, 0, state_out, options, &plan);
   if (!status.ok()) return status;
   detail::ExecutePlan(plan, state, state_out, options.info);
   return Status();

@@ -317,9 +317,8 @@ bool SameRequest(const Distribution& a, const Distribution& b) {
 
 Status ResolveDistribution(DataType type, const Distribution& d, GenerateKind* kind,
                            const KindParams** params) noexcept {
-  static const KindParams kNone;  // bits: no constants
   if (d.kind == DistributionKind::kBits) {
-    *params = &kNone;
+    *params = &kNoParams;
     KindParams unused;
     return Resolve(type, d, kind, &unused);
   }

@@ -20,6 +20,9 @@
 namespace randtensor {
 namespace detail {
 
+// The constants of a kind that has none (bits): what plans point to for it.
+inline constexpr KindParams kNoParams{};
+
 struct Plan {
   // What each element is: the generate kernel's kind (its size and stream
   // words per element: ElementBytes / WordsPerElement of kernel_list.h).

@@ -4,11 +4,7 @@
 # (Debian's Open MPI 4.1.4 carried as .debs, relocated with OPAL_PREFIX).
 cd "$(dirname "$0")"; D=$PWD
 lscpu | grep -E "Model name|^CPU\(s\)|MHz"; uptime; df -h /tmp | tail -1
-# Open MPI from Debian's packages, relocated (the CLI links libmpi even when
-# it runs without mpirun).
-R=/tmp/ompi; mkdir -p $R; for f in $D/../ompi/*.deb; do dpkg -x $f $R; done
-export OPAL_PREFIX=$R/usr OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-OMPILIB=$R/usr/lib/x86_64-linux-gnu:$R/usr/lib/x86_64-linux-gnu/openmpi/lib
+. "$D/../../benchmarks/carried_openmpi.sh"  # Open MPI relocated, lib()
 export LD_LIBRARY_PATH=$D/libs:$OMPILIB
 # --- A: 16-element calls, 5 interleaved rounds
 for r in 1 2 3 4 5; do for v in new base; do for t in AVX3 AVX2; do for d in bits uniform; do

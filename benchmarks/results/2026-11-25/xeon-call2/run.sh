@@ -2,9 +2,8 @@
 # Device call 2: where the MPI CLI's time goes (launcher, MPI_Init/Finalize,
 # the write) at P = 2 and 16, and the ratio at 8 GiB; regions after RunTail.
 cd "$(dirname "$0")"; D=$PWD
-R=/tmp/ompi; mkdir -p $R; for f in $D/../ompi/*.deb; do dpkg -x $f $R; done
-export OPAL_PREFIX=$R/usr OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 PMIX_MCA_pcompress=^zlib
-OMPILIB=$R/usr/lib/x86_64-linux-gnu:$R/usr/lib/x86_64-linux-gnu/openmpi/lib
+. "$D/../../benchmarks/carried_openmpi.sh"  # Open MPI relocated, lib()
+export PMIX_MCA_pcompress=^zlib
 export LD_LIBRARY_PATH=$D/new:$D/libs:$OMPILIB
 M="$R/usr/bin/orterun --oversubscribe"
 t() { local s=$(date +%s.%N); "$@" > /dev/null 2>&1; echo "$(date +%s.%N) - $s" | bc; }

@@ -4,10 +4,7 @@
 # MPI CLI's fixed costs and its ratio at 2 GiB.
 cd "$(dirname "$0")"; D=$PWD
 lscpu | grep -E "Model name|^CPU\(s\)"; uptime
-R=/tmp/ompi; mkdir -p $R; for f in $D/../ompi/*.deb; do dpkg -x $f $R; done
-export OPAL_PREFIX=$R/usr OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-OMPILIB=$R/usr/lib/x86_64-linux-gnu:$R/usr/lib/x86_64-linux-gnu/openmpi/lib
-lib() { echo "$D/$1:$D/libs:$OMPILIB"; }
+. "$D/../../benchmarks/carried_openmpi.sh"  # Open MPI relocated, lib()
 # --- A: 16-element calls, 7 interleaved rounds
 for r in 1 2 3 4 5 6 7; do for v in new base; do for t in AVX3 AVX2; do for d in bits uniform; do
   echo "$v $t $d $(LD_LIBRARY_PATH=$(lib $v) $D/$v/randtensor generate --sizes 16 --threads 1 --dist $d --target $t --repeat 1000000 2>&1 | grep Gelem)"

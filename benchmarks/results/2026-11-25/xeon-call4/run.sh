@@ -4,10 +4,7 @@
 # measured alongside; 16-element calls again.
 cd "$(dirname "$0")"; D=$PWD
 lscpu | grep -E "Model name|^CPU\(s\)"; uptime
-R=/tmp/ompi; mkdir -p $R; for f in $D/../ompi/*.deb; do dpkg -x $f $R; done
-export OPAL_PREFIX=$R/usr OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-OMPILIB=$R/usr/lib/x86_64-linux-gnu:$R/usr/lib/x86_64-linux-gnu/openmpi/lib
-lib() { echo "$D/$1:$D/libs:$OMPILIB"; }
+. "$D/../../benchmarks/carried_openmpi.sh"  # Open MPI relocated, lib()
 F='^dist/(AVX3/.*/(64Ki/threads:1|65536Ki/threads:16)|AVX2/.*/64Ki/threads:1)/'
 for r in 1 2 3; do for v in new base; do
   LD_LIBRARY_PATH=$(lib $v) $D/$v/randtensor_bench --benchmark_filter="$F" --benchmark_min_time=0.2 --benchmark_format=json > $OUT/dist-$v-$r.json 2>/dev/null

@@ -4,9 +4,7 @@
 # 647cd87, interleaved, 7 rounds, AVX3 and AVX2, one thread.
 cd "$(dirname "$0")"; D=$PWD
 lscpu | grep -E "Model name|^CPU\(s\)|MHz"; uptime
-R=/tmp/ompi; mkdir -p $R; for f in $D/../ompi/*.deb; do dpkg -x $f $R; done
-export OPAL_PREFIX=$R/usr
-OMPILIB=$R/usr/lib/x86_64-linux-gnu:$R/usr/lib/x86_64-linux-gnu/openmpi/lib
+. "$D/../../benchmarks/carried_openmpi.sh"  # Open MPI relocated, lib()
 for r in 1 2 3 4 5 6 7; do for v in new base; do for t in AVX3 AVX2; do for d in bits uniform; do
   echo "$r $v $t $d $(LD_LIBRARY_PATH=$D/$v:$D/libs:$OMPILIB $D/$v/randtensor generate --sizes 16 --threads 1 --dist $d --target $t --repeat 1000000 2>&1 | grep Gelem)"
 done; done; done; done | tee $OUT/call16.txt

@@ -2,9 +2,7 @@
 # Device call 6: is the Xeon's 2x swing in 16-element calls tied to the vCPU?
 # Each vCPU in turn (taskset), new bits and uniform, AVX3, three times.
 cd "$(dirname "$0")"; D=$PWD
-R=/tmp/ompi; mkdir -p $R; for f in $D/../ompi/*.deb; do dpkg -x $f $R; done
-export OPAL_PREFIX=$R/usr
-OMPILIB=$R/usr/lib/x86_64-linux-gnu:$R/usr/lib/x86_64-linux-gnu/openmpi/lib
+. "$D/../../benchmarks/carried_openmpi.sh"  # Open MPI relocated, lib()
 lscpu -e | head -20
 for r in 1 2 3; do for c in $(seq 0 15); do for v in new base; do
   b=$(LD_LIBRARY_PATH=$D/$v:$D/libs:$OMPILIB taskset -c $c $D/$v/randtensor generate --sizes 16 --threads 1 --target AVX3 --repeat 300000 2>&1 | awk '/Gelem/{printf "%.0f", 16/$2}')

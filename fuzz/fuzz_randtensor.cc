@@ -1,9 +1,10 @@
 // libFuzzer target over randtensor's whole descriptor and binding surface.
 //
 // One input (fuzz_input.h) becomes one call of randtensor::Fill,
-// randtensor::MinBufferBytes, dml::ExecuteRandomGenerator or (by a key bit)
-// dml::RandomGeneratorOperator::Create + Execute (after
-// dml::ValidateRandomGenerator) or dml::CalcBufferTensorSizeChecked, with a
+// randtensor::MinBufferBytes, a DirectML execution (after
+// dml::ValidateRandomGenerator: ExecuteRandomGenerator, or for about half
+// of them RandomGeneratorOperator::Create + Execute, RunDmlExecute says
+// which) or dml::CalcBufferTensorSizeChecked, with a
 // SIMD target forced by name first ("auto" restored after). Buffers and states
 // live in mmap'ed blocks with PROT_NONE guard pages on both sides, prefilled
 // with a pattern; the span sits flush against one guard page, so any stray

@@ -2,16 +2,23 @@
 #ifndef RANDTENSOR_SRC_DISPATCH_H_
 #define RANDTENSOR_SRC_DISPATCH_H_
 
+#include <cstdint>
+
 #include "randtensor/status.h"
 #include "src/kernels.h"
 
 namespace randtensor {
 namespace detail {
 
-// The kernels fills use now: the widest the CPU supports, unless
-// RANDTENSOR_TARGET or SetTarget() forced another. Fails when the forced name
-// was unknown or unsupported (never a silent fallback).
-Status ActiveKernels(const KernelTable** table) noexcept;
+// Fills of at most this many stream words may run on a narrower target than
+// the active one (targets.cc says when and why).
+constexpr uint64_t kSmallFillWords = 32;
+
+// The kernels a fill of `words` stream words uses now: the widest the CPU
+// supports (AVX2 instead of AVX-512 for a small fill), unless
+// RANDTENSOR_TARGET or SetTarget() forced one. Fails when the forced name was
+// unknown or unsupported (never a silent fallback).
+Status ActiveKernels(const KernelTable** table, uint64_t words = UINT64_MAX) noexcept;
 
 }  // namespace detail
 }  // namespace randtensor

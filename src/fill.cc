@@ -450,7 +450,8 @@ Status PlanFill(const Layout& layout, GenerateKind kind, const KindParams& param
                          static_cast<unsigned long long>(buffer_bytes));
   }
   const KernelTable* kernels = nullptr;
-  Status status = ActiveKernels(&kernels);
+  // Words of the fill (PlanFill checked they fit 64 bits).
+  Status status = ActiveKernels(&kernels, layout.count * WordsPerElement(kind));
   if (!status.ok()) return status;
 
   plan->kind = kind;

@@ -1,9 +1,17 @@
 // Target selection: compiled tables filtered by the CPU, forced by name.
 //
-// The choice is one atomic index into the compiled table. It starts as the
-// widest supported target, or the one RANDTENSOR_TARGET names (read once, on
-// first use). A bad environment name leaves no valid index and remembers why,
-// so every fill fails with that reason until SetTarget() picks a valid one.
+// The choice is one atomic word holding two indices into the compiled table:
+// the active target and the one for small fills. It starts as the widest
+// supported target, or the one RANDTENSOR_TARGET names (read once, on first
+// use). A bad environment name leaves no valid index and remembers why, so
+// every fill fails with that reason until SetTarget() picks a valid one.
+//
+// Small fills: a fill of at most one 256-bit vector of Philox blocks (32
+// words) runs faster on AVX2 than on AVX-512, whose vector computes 16 blocks
+// where at most 8 are needed (a 16-element uniform call, CLI --repeat: Zen 4
+// 75 against 92 ns; at 64 words AVX-512 wins again: benchmarks/RESULTS.md,
+// 2026-11-25 "small fills"). Every target gives the same bits, so only the
+// automatic choice does this; a forced target runs every fill.
 
 #include <atomic>
 #include <cstdlib>
@@ -17,6 +25,11 @@ namespace randtensor {
 namespace {
 
 constexpr int kNoTarget = -1;
+
+// The choice word: active index in the low byte, small-fill index above it.
+constexpr int PackChoice(int active, int small) { return active | (small << 8); }
+constexpr int ActiveOf(int choice) { return choice & 0xff; }
+constexpr int SmallOf(int choice) { return choice >> 8; }
 
 bool NameEquals(const char* a, const char* b) {
   for (; *a != '\0' && *b != '\0'; ++a, ++b) {
@@ -32,7 +45,7 @@ struct Selection {
   const detail::KernelTable* tables = nullptr;
   int count = 0;
   int64_t supported_bits = 0;  // read once: immune to later changes in libhwy
-  std::atomic<int> index{kNoTarget};
+  std::atomic<int> choice{kNoTarget};  // PackChoice(active, small) or kNoTarget
   Status env_error;  // why RANDTENSOR_TARGET left no valid index; set once
 
   bool Supported(int i) const { return (tables[i].hwy_target & supported_bits) != 0; }
@@ -44,10 +57,21 @@ struct Selection {
     return kNoTarget;  // unreachable: the scalar target runs everywhere
   }
 
-  // Resolves `name` to a supported index, or explains why it cannot.
+  // The automatic choice for fills of at most kSmallFillWords words: the
+  // widest supported 8-lane target when the best has 16 lanes, else the best.
+  int SmallFor(int best) const {
+    if (tables[best].lanes != 16) return best;
+    for (int i = best + 1; i < count; ++i) {
+      if (Supported(i) && tables[i].lanes == 8) return i;
+    }
+    return best;
+  }
+
+  // Resolves `name` to a supported choice word, or explains why it cannot.
   Status Find(const char* name, const char* source, int* out) const {
     if (name == nullptr || NameEquals(name, "auto")) {
-      *out = Best();
+      const int best = Best();
+      *out = PackChoice(best, SmallFor(best));
       return Status();
     }
     for (int i = 0; i < count; ++i) {
@@ -57,7 +81,7 @@ struct Selection {
                              "%s = '%s': this CPU does not support that target", source,
                              name);
       }
-      *out = i;
+      *out = PackChoice(i, i);  // forced: small fills too
       return Status();
     }
     char names[128] = {0};
@@ -77,7 +101,7 @@ struct Selection {
     int chosen = kNoTarget;
     env_error = Find(env != nullptr && env[0] != '\0' ? env : nullptr, "RANDTENSOR_TARGET",
                      &chosen);
-    index.store(chosen, std::memory_order_relaxed);
+    choice.store(chosen, std::memory_order_relaxed);
   }
 };
 
@@ -91,7 +115,8 @@ TargetInfo Describe(const Selection& s, int i) {
   info.name = s.tables[i].name;
   info.lanes = s.tables[i].lanes;
   info.supported = s.Supported(i);
-  info.active = s.index.load(std::memory_order_relaxed) == i;
+  const int c = s.choice.load(std::memory_order_relaxed);
+  info.active = c != kNoTarget && ActiveOf(c) == i;
   return info;
 }
 
@@ -114,9 +139,9 @@ Status GetTarget(int index, TargetInfo* info) noexcept {
 Status GetActiveTarget(TargetInfo* info) noexcept {
   const Selection& s = GetSelection();
   if (info == nullptr) return Status::Error(StatusCode::kInvalidArgument, "info is null");
-  const int i = s.index.load(std::memory_order_acquire);
-  if (i == kNoTarget) return s.env_error;
-  *info = Describe(s, i);
+  const int c = s.choice.load(std::memory_order_acquire);
+  if (c == kNoTarget) return s.env_error;
+  *info = Describe(s, ActiveOf(c));
   return Status();
 }
 
@@ -124,17 +149,17 @@ Status SetTarget(const char* name) noexcept {
   Selection& s = GetSelection();
   int chosen = kNoTarget;
   Status status = s.Find(name, "target", &chosen);
-  if (status.ok()) s.index.store(chosen, std::memory_order_release);
+  if (status.ok()) s.choice.store(chosen, std::memory_order_release);
   return status;
 }
 
 namespace detail {
 
-Status ActiveKernels(const KernelTable** table) noexcept {
+Status ActiveKernels(const KernelTable** table, uint64_t words) noexcept {
   const Selection& s = GetSelection();
-  const int i = s.index.load(std::memory_order_acquire);
-  if (HWY_UNLIKELY(i == kNoTarget)) return s.env_error;
-  *table = &s.tables[i];
+  const int c = s.choice.load(std::memory_order_acquire);
+  if (HWY_UNLIKELY(c == kNoTarget)) return s.env_error;
+  *table = &s.tables[words <= kSmallFillWords ? SmallOf(c) : ActiveOf(c)];
   return Status();
 }
 

@@ -264,4 +264,76 @@ TEST(Targets, AtLeastScalarIsCompiledAndSupported) {
   EXPECT_TRUE(scalar);
 }
 
+// Under the automatic choice, a fill of at most 32 stream words runs on the
+// widest 8-lane target when the best has 16 (targets.cc: one AVX-512 vector
+// computes twice the blocks needed); a forced target runs every fill itself.
+// Uint32 bits are checked against the oracle, float64 (two words an element)
+// against the same fill on the forced best target.
+TEST(Targets, SmallFillsTakeTheEightLaneTargetOnlyUnderAuto) {
+  const std::vector<TargetInfo> all = rt_test::CompiledTargets();
+  const TargetInfo* best = nullptr;
+  const TargetInfo* eight = nullptr;
+  for (const TargetInfo& t : all) {
+    if (!t.supported) continue;
+    if (best == nullptr) {
+      best = &t;
+    } else if (eight == nullptr && t.lanes == 8) {
+      eight = &t;
+    }
+  }
+  ASSERT_NE(best, nullptr);
+  const char* small = best->lanes == 16 && eight != nullptr ? eight->name : best->name;
+  SCOPED_TRACE(std::string("best ") + best->name + ", small fills " + small);
+
+  const auto fill = [](randtensor::DataType dtype, const randtensor::Distribution& d,
+                       int64_t count, std::vector<uint64_t>* out) {
+    out->assign(static_cast<size_t>(count), 0);
+    randtensor::TensorDesc desc;
+    desc.dtype = dtype;
+    desc.rank = 1;
+    desc.sizes = &count;
+    randtensor::FillOptions options;
+    options.distribution = d;
+    randtensor::FillInfo info;
+    options.info = &info;
+    const randtensor::PhiloxState zero{};
+    const randtensor::Status status =
+        randtensor::Fill(desc, out->data(), out->size() * 8, zero, nullptr, options);
+    EXPECT_TRUE(status.ok()) << status.message();
+    return std::string(info.target);
+  };
+  struct Case {
+    randtensor::DataType dtype;
+    randtensor::Distribution d;
+    int64_t count;
+    bool is_small;
+  };
+  const randtensor::Distribution bits = randtensor::Distribution::Bits();
+  const randtensor::Distribution unit = randtensor::Distribution::Uniform(0, 1);
+  const Case cases[] = {{randtensor::DataType::kUint32, bits, 1, true},
+                        {randtensor::DataType::kUint32, bits, 16, true},
+                        {randtensor::DataType::kUint32, bits, 32, true},
+                        {randtensor::DataType::kUint32, bits, 33, false},
+                        {randtensor::DataType::kUint32, bits, 64, false},
+                        {randtensor::DataType::kFloat64, unit, 16, true},
+                        {randtensor::DataType::kFloat64, unit, 17, false}};
+  for (const Case& c : cases) {
+    SCOPED_TRACE("dtype " + std::to_string(static_cast<int>(c.dtype)) + ", " +
+                 std::to_string(c.count) + " elements");
+    std::vector<uint64_t> automatic, forced;
+    ASSERT_TRUE(randtensor::SetTarget("auto").ok());
+    EXPECT_EQ(fill(c.dtype, c.d, c.count, &automatic), c.is_small ? small : best->name);
+    ASSERT_TRUE(randtensor::SetTarget(best->name).ok());
+    EXPECT_EQ(fill(c.dtype, c.d, c.count, &forced), best->name) << "forced: no small-fill choice";
+    EXPECT_EQ(automatic, forced);
+    if (c.dtype == randtensor::DataType::kUint32) {
+      const uint32_t* words = reinterpret_cast<const uint32_t*>(automatic.data());
+      for (int64_t e = 0; e < c.count; ++e) {
+        EXPECT_EQ(words[e], rt_test::OracleValue(randtensor::PhiloxState{}, e)) << "element " << e;
+      }
+    }
+  }
+  EXPECT_TRUE(randtensor::SetTarget("auto").ok());
+}
+
 }  // namespace

@@ -42,8 +42,6 @@
 HWY_BEFORE_NAMESPACE();
 namespace randtensor {
 namespace HWY_NAMESPACE {
-#ifndef kBatches
-#endif
 namespace convert {
 
 namespace hn = hwy::HWY_NAMESPACE;

@@ -51,13 +51,15 @@ void GenerateBlocks(const Stream& s, uint64_t block, uint64_t nblocks, uint32_t*
 #else
 
 // Independent vectors in flight per round, to cover the multiplier latency.
-// Each batch holds 4 state registers. 6 on every target: on AVX-512 (32
-// registers) some state spills, yet on Zen 5 6 beat 5 and 4 (256 KiB fills:
-// 88, 91 and 96 cycles per 16 blocks; docs/kernel-speed.md): a round's chain
-// (multiply, shift, XOR: 7 cycles) needs 3.5 vectors of 8 operations in
-// flight to issue 4 per cycle.
+// Each batch holds 4 state registers. 6 on AVX-512 (32 registers): some
+// state spills, yet 6 beat 5 and 4 on Zen 5 (and 4 on Zen 4). 5 on AVX2 (16
+// registers: 6 spill more): 256 KiB, ratio to its floor kernel, Zen 4
+// 1.10-1.18 -> 1.14-1.16, Xeon 0.90-1.18 -> 1.11-1.29, interleaved (Zen 5
+// had measured 6 ahead of 5 by 3%: 88 against 91 cycles per 16 blocks;
+// docs/kernel-speed.md). A round's chain (multiply, shift, XOR: 7 cycles)
+// needs 3.5 vectors of 8 operations in flight to issue 4 per cycle.
 // SSE4/SSSE3 are not re-tuned (their kernels exist for old CPUs and tests).
-constexpr size_t kBatches = 6;
+constexpr size_t kBatches = HWY_TARGET == HWY_AVX2 ? 5 : 6;
 
 // Calls fn(std::integral_constant<size_t, k>()) for a run-time group size k
 // in [1, kBatches], so that each size gets its own fully unrolled code.

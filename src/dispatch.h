@@ -10,9 +10,11 @@
 namespace randtensor {
 namespace detail {
 
-// Fills of at most this many stream words may run on a narrower target than
-// the active one (targets.cc says when and why).
-constexpr uint64_t kSmallFillWords = 32;
+// Fills of at most one vector of Philox blocks of an 8-lane target (4 words a
+// block) may run on that target when a wider one is active (targets.cc says
+// when and why).
+constexpr int kSmallFillLanes = 8;
+constexpr uint64_t kSmallFillWords = 4 * kSmallFillLanes;
 
 // The kernels a fill of `words` stream words uses now: the widest the CPU
 // supports (AVX2 instead of AVX-512 for a small fill), unless

@@ -54,7 +54,8 @@ void GenerateBlocks(const Stream& s, uint64_t block, uint64_t nblocks, uint32_t*
 // Each batch holds 4 state registers. 6 on AVX-512 (32 registers): some
 // state spills, yet 6 beat 5 and 4 on Zen 5 (and 4 on Zen 4). 5 on AVX2 (16
 // registers: 6 spill more): 256 KiB, ratio to its floor kernel, Zen 4
-// 1.10-1.18 -> 1.14-1.16, Xeon 0.90-1.18 -> 1.11-1.29, interleaved (Zen 5
+// 1.08-1.18 -> 1.13-1.16 (two sets), Xeon 0.90-1.18 -> 1.11-1.29,
+// interleaved (benchmarks/results/2026-11-25/zen4-avx2-batches.txt; Zen 5
 // had measured 6 ahead of 5 by 3%: 88 against 91 cycles per 16 blocks;
 // docs/kernel-speed.md). A round's chain (multiply, shift, XOR: 7 cycles)
 // needs 3.5 vectors of 8 operations in flight to issue 4 per cycle.

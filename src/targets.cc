@@ -58,11 +58,12 @@ struct Selection {
   }
 
   // The automatic choice for fills of at most kSmallFillWords words: the
-  // widest supported 8-lane target when the best has 16 lanes, else the best.
+  // widest supported kSmallFillLanes-lane target when the best is wider,
+  // else the best.
   int SmallFor(int best) const {
-    if (tables[best].lanes != 16) return best;
+    if (tables[best].lanes <= detail::kSmallFillLanes) return best;
     for (int i = best + 1; i < count; ++i) {
-      if (Supported(i) && tables[i].lanes == 8) return i;
+      if (Supported(i) && tables[i].lanes == detail::kSmallFillLanes) return i;
     }
     return best;
   }

@@ -267,8 +267,9 @@ TEST(Targets, AtLeastScalarIsCompiledAndSupported) {
 // Under the automatic choice, a fill of at most 32 stream words runs on the
 // widest 8-lane target when the best has 16 (targets.cc: one AVX-512 vector
 // computes twice the blocks needed); a forced target runs every fill itself.
-// Uint32 bits are checked against the oracle, float64 (two words an element)
-// against the same fill on the forced best target.
+// Uint32 bits go through CheckFill (the oracle, guard words, padding, output
+// state), packed and strided, on one and two threads; float64 (two words an
+// element) is compared with the same fill on the forced best target.
 TEST(Targets, SmallFillsTakeTheEightLaneTargetOnlyUnderAuto) {
   const std::vector<TargetInfo> all = rt_test::CompiledTargets();
   const TargetInfo* best = nullptr;
@@ -282,56 +283,59 @@ TEST(Targets, SmallFillsTakeTheEightLaneTargetOnlyUnderAuto) {
     }
   }
   ASSERT_NE(best, nullptr);
-  const char* small = best->lanes == 16 && eight != nullptr ? eight->name : best->name;
-  SCOPED_TRACE(std::string("best ") + best->name + ", small fills " + small);
+  const std::string small = best->lanes == 16 && eight != nullptr ? eight->name : best->name;
+  SCOPED_TRACE("best " + std::string(best->name) + ", small fills " + small);
 
-  const auto fill = [](randtensor::DataType dtype, const randtensor::Distribution& d,
-                       int64_t count, std::vector<uint64_t>* out) {
-    out->assign(static_cast<size_t>(count), 0);
+  struct BitsCase {
+    Shape shape;
+    uint32_t threads;
+    bool is_small;
+  };
+  const BitsCase bits_cases[] = {{{{1}, {}}, 1, true},
+                                 {{{16}, {}}, 1, true},
+                                 {{{32}, {}}, 2, true},
+                                 {{{4, 8}, {24, 2}}, 1, true},  // strided, 32 elements
+                                 {{{33}, {}}, 1, false},
+                                 {{{64}, {}}, 2, false},
+                                 {{{3, 11}, {-16, 1}}, 1, false}};  // 33, negative stride
+  for (const BitsCase& b : bits_cases) {
+    FillCase c;
+    c.shape = b.shape;
+    c.threads = b.threads;
+    for (const bool forced : {false, true}) {
+      ASSERT_TRUE(randtensor::SetTarget(forced ? best->name : "auto").ok());
+      rt_test::FillResult r;
+      EXPECT_TRUE(rt_test::CheckFill(c, &r)) << c.Describe();
+      EXPECT_EQ(std::string(r.info.target), forced || !b.is_small ? best->name : small)
+          << (forced ? "forced" : "auto") << ": " << c.Describe();
+    }
+  }
+
+  // n float64 uniforms from state 0 on the active choice; the target that ran.
+  const auto fill_f64 = [](int64_t n, std::vector<double>* out) {
+    out->assign(static_cast<size_t>(n), -1.0);
     randtensor::TensorDesc desc;
-    desc.dtype = dtype;
+    desc.dtype = randtensor::DataType::kFloat64;
     desc.rank = 1;
-    desc.sizes = &count;
+    desc.sizes = &n;
     randtensor::FillOptions options;
-    options.distribution = d;
+    options.distribution = randtensor::Distribution::Uniform(0, 1);
     randtensor::FillInfo info;
     options.info = &info;
-    const randtensor::PhiloxState zero{};
-    const randtensor::Status status =
-        randtensor::Fill(desc, out->data(), out->size() * 8, zero, nullptr, options);
+    const randtensor::Status status = randtensor::Fill(
+        desc, out->data(), out->size() * sizeof(double), randtensor::PhiloxState{}, nullptr,
+        options);
     EXPECT_TRUE(status.ok()) << status.message();
     return std::string(info.target);
   };
-  struct Case {
-    randtensor::DataType dtype;
-    randtensor::Distribution d;
-    int64_t count;
-    bool is_small;
-  };
-  const randtensor::Distribution bits = randtensor::Distribution::Bits();
-  const randtensor::Distribution unit = randtensor::Distribution::Uniform(0, 1);
-  const Case cases[] = {{randtensor::DataType::kUint32, bits, 1, true},
-                        {randtensor::DataType::kUint32, bits, 16, true},
-                        {randtensor::DataType::kUint32, bits, 32, true},
-                        {randtensor::DataType::kUint32, bits, 33, false},
-                        {randtensor::DataType::kUint32, bits, 64, false},
-                        {randtensor::DataType::kFloat64, unit, 16, true},
-                        {randtensor::DataType::kFloat64, unit, 17, false}};
-  for (const Case& c : cases) {
-    SCOPED_TRACE("dtype " + std::to_string(static_cast<int>(c.dtype)) + ", " +
-                 std::to_string(c.count) + " elements");
-    std::vector<uint64_t> automatic, forced;
+  for (const int64_t n : {16, 17}) {  // 32 and 34 stream words
+    SCOPED_TRACE(std::to_string(n) + " float64 elements");
+    std::vector<double> automatic, forced;
     ASSERT_TRUE(randtensor::SetTarget("auto").ok());
-    EXPECT_EQ(fill(c.dtype, c.d, c.count, &automatic), c.is_small ? small : best->name);
+    EXPECT_EQ(fill_f64(n, &automatic), n == 16 ? small : best->name);
     ASSERT_TRUE(randtensor::SetTarget(best->name).ok());
-    EXPECT_EQ(fill(c.dtype, c.d, c.count, &forced), best->name) << "forced: no small-fill choice";
+    EXPECT_EQ(fill_f64(n, &forced), best->name);
     EXPECT_EQ(automatic, forced);
-    if (c.dtype == randtensor::DataType::kUint32) {
-      const uint32_t* words = reinterpret_cast<const uint32_t*>(automatic.data());
-      for (int64_t e = 0; e < c.count; ++e) {
-        EXPECT_EQ(words[e], rt_test::OracleValue(randtensor::PhiloxState{}, e)) << "element " << e;
-      }
-    }
   }
   EXPECT_TRUE(randtensor::SetTarget("auto").ok());
 }

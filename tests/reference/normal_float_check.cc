@@ -93,13 +93,17 @@ LD UlpOf(LD x) {
 
 struct Side {  // per-bucket extremes of one factor's relative error
   LD up[kBuckets], dn[kBuckets], lo_ratio[kBuckets];
+  // Some value fell in the bucket (one whose values were all exact, with no
+  // lo part, would otherwise look empty and be left out of part 3).
+  bool seen[kBuckets];
   LD max_rel = 0, max_ulp = 0;  // overall |relative error| and error in float ulps
   Side() {
-    for (int i = 0; i < kBuckets; ++i) up[i] = dn[i] = lo_ratio[i] = 0;
+    for (int i = 0; i < kBuckets; ++i) up[i] = dn[i] = lo_ratio[i] = 0, seen[i] = false;
   }
   void Add(LD got, LD exact, LD lo_ratio_value) {
     const LD rel = (got - exact) / std::fabs(exact);
     const int b = BucketOf(exact);
+    seen[b] = true;
     up[b] = std::max(up[b], rel);
     dn[b] = std::min(dn[b], rel);
     lo_ratio[b] = std::max(lo_ratio[b], lo_ratio_value);
@@ -111,6 +115,7 @@ struct Side {  // per-bucket extremes of one factor's relative error
       up[i] = std::max(up[i], o.up[i]);
       dn[i] = std::min(dn[i], o.dn[i]);
       lo_ratio[i] = std::max(lo_ratio[i], o.lo_ratio[i]);
+      seen[i] = seen[i] || o.seen[i];
     }
     max_rel = std::max(max_rel, o.max_rel);
     max_ulp = std::max(max_ulp, o.max_ulp);
@@ -192,9 +197,9 @@ void CheckSinCos(uint64_t first, uint64_t last, const BitsOf& bits_of, Side* c_s
 LD PairBound(const Side& s, const Side& c, int* worst_i, int* worst_j) {
   LD worst = 0;
   for (int i = 0; i < kBuckets; ++i) {
-    if (s.up[i] == 0 && s.dn[i] == 0 && s.lo_ratio[i] == 0) continue;  // empty
+    if (!s.seen[i]) continue;
     for (int j = 0; j < kBuckets; ++j) {
-      if (c.up[j] == 0 && c.dn[j] == 0 && c.lo_ratio[j] == 0) continue;
+      if (!c.seen[j]) continue;
       const LD pl = (1 + LD(i) / kBuckets) * (1 + LD(j) / kBuckets);
       const LD ph = (1 + LD(i + 1) / kBuckets) * (1 + LD(j + 1) / kBuckets);
       const LD mz = ph <= 2 ? ph : pl >= 2 ? ph / 2 : 2;  // largest |z| / 2^floor(log2 |z|)

@@ -77,6 +77,27 @@ __attribute__((target("avx512f"))) void Shift(long n) {
               "xmm10", "xmm11");
   }
 }
+// The float conversions' expensive instructions (docs/kernel-speed.md, "The
+// float normals"): float16 packing, the square root and the division of
+// Box-Muller, each register its own chain (latency hidden by 12 chains).
+#define UNARY12(op, dst)                                                                  \
+  asm volatile(op " %%zmm0, %%" dst "0\n\t" op " %%zmm1, %%" dst "1\n\t" op " %%zmm2, %%" dst \
+               "2\n\t" op " %%zmm3, %%" dst "3\n\t" op " %%zmm4, %%" dst "4\n\t" op      \
+               " %%zmm5, %%" dst "5\n\t" op " %%zmm6, %%" dst "6\n\t" op " %%zmm7, %%" dst \
+               "7\n\t" op " %%zmm8, %%" dst "8\n\t" op " %%zmm9, %%" dst "9\n\t" op      \
+               " %%zmm10, %%" dst "10\n\t" op " %%zmm11, %%" dst "11\n\t" ::              \
+                   : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", \
+                     "xmm9", "xmm10", "xmm11")
+__attribute__((target("avx512f"))) void HalfPack(long n) {
+  for (long i = 0; i < n; ++i) UNARY12("vcvtps2ph $8,", "ymm");
+}
+__attribute__((target("avx512f"))) void Sqrt(long n) {
+  for (long i = 0; i < n; ++i) UNARY12("vsqrtps", "zmm");
+}
+__attribute__((target("avx512f"))) void Div(long n) {
+  for (long i = 0; i < n; ++i) OPS12("vdivps");
+}
+
 // One narrow-lane round's mix, per 16 blocks: 4 vpmuludq, 2 moves of the odd
 // words down (DOWN: vpsrlq as the kernel does, or an unmasked vpshufd), 4
 // masked vpshufd merges, 2 vpternlogd (12 ops); three copies. Each register
@@ -154,7 +175,10 @@ int main() {
                 {"vpsrlq zmm", Shift, 12},
                 {"narrow round mix, chained", RoundMix, 36},
                 {"narrow, vpshufd for the odd words", RoundMixShuf, 36},
-                {"wide round mix, chained", WideMix, 36}};
+                {"wide round mix, chained", WideMix, 36},
+                {"vcvtps2ph zmm -> ymm", HalfPack, 12},
+                {"vsqrtps zmm", Sqrt, 12},
+                {"vdivps zmm", Div, 12}};
   for (const auto& p : probes) {
     const double s = Seconds(p.fn, m);
     const double per_cycle = p.ops * double(m) / (s * ghz * 1e9);

@@ -328,12 +328,16 @@ HWY_INLINE void NegLogFloat(DF df, const V* u, V* hi, V* lo) {
 
 // s = sqrt(2 (hi + lo)) as s_hi + s_lo: s_hi = sqrt(y), y = 2 hi, rounded,
 // and the exact residual y - s_hi^2 (an fma: exact for a rounded root) plus
-// 2 lo, over 2 s_hi (one Newton step, quadratic: relative error ~2^-48),
-// as a product with s_hi / (2 y), whose division runs beside the root.
-// hi = 0 (u = 1) gives s = 0 + 0. Measured: s_hi + s_lo within 0.40 2^-24 of
-// sqrt(-2 log u), relative (0.33 ulp), on every float u in [2^-33, 1]. In two
+// 2 lo, over 2 s_hi (one Newton step). s_lo is below 2^-23 s_hi, so 1 /
+// (2 s_hi) needs few bits: it is the integer estimate of 1 / sqrt(y)
+// (0x5F3759DF - bits / 2, within 3.5%), halved by taking one off its
+// exponent: two integer operations beside the root, where a division (and
+// a max for y = 0) had been. u = 1 gives y = 0, s = 0 + 0 (the estimate is
+// finite). Measured: s_hi + s_lo within 0.4034 2^-24 of sqrt(-2 log u),
+// relative (0.34 ulp), on every float u in [2^-33, 1] (0.3976 with the
+// division, which was 3% slower on Zen 4: docs/kernel-speed.md). In two
 // steps, so that BoxMullerLanes can put the sine and cosine between them
-// (RootStart issues the root and the division; RootFinish waits for them).
+// (RootStart issues the root; RootFinish waits for it).
 template <size_t K, class V>
 struct Root {
   V y[K], s[K], half_inv[K], lo2[K];
@@ -345,7 +349,9 @@ HWY_INLINE void RootStart(DF df, const V* hi, const V* lo, Root<K, V>* r) {
     r->s[k] = hn::Sqrt(r->y[k]);
   });
   Each<K>([&](size_t k) {
-    r->half_inv[k] = hn::Div(hn::Set(df, 0.5f), hn::Max(r->y[k], hn::Set(df, 0x1p-126f)));
+    const hn::RebindToUnsigned<DF> du;
+    r->half_inv[k] = hn::BitCast(df, hn::Sub(hn::Set(du, 0x5F3759DFu - (1u << 23)),
+                                             hn::ShiftRight<1>(hn::BitCast(du, r->y[k]))));
     r->lo2[k] = hn::Add(lo[k], lo[k]);  // exact
   });
 }
@@ -354,7 +360,7 @@ HWY_INLINE void RootFinish(DF df, const Root<K, V>& r, V* s_hi, V* s_lo) {
   Each<K>([&](size_t k) {
     const V rho = hn::Add(FnmaF(df, r.s[k], r.s[k], r.y[k]), r.lo2[k]);
     s_hi[k] = r.s[k];
-    s_lo[k] = hn::Mul(rho, hn::Mul(r.s[k], r.half_inv[k]));
+    s_lo[k] = hn::Mul(rho, r.half_inv[k]);
   });
 }
 template <size_t K, class DF, class V = hn::Vec<DF>>

@@ -340,7 +340,7 @@ HWY_INLINE void NegLogFloat(DF df, const V* u, V* hi, V* lo) {
 // (RootStart issues the root; RootFinish waits for it).
 template <size_t K, class V>
 struct Root {
-  V y[K], s[K], half_inv[K], lo2[K];
+  V y[K], s[K], inv_2s[K], lo2[K];  // inv_2s: about 1 / (2 s)
 };
 template <size_t K, class DF, class V = hn::Vec<DF>>
 HWY_INLINE void RootStart(DF df, const V* hi, const V* lo, Root<K, V>* r) {
@@ -350,7 +350,7 @@ HWY_INLINE void RootStart(DF df, const V* hi, const V* lo, Root<K, V>* r) {
   });
   Each<K>([&](size_t k) {
     const hn::RebindToUnsigned<DF> du;
-    r->half_inv[k] = hn::BitCast(df, hn::Sub(hn::Set(du, 0x5F3759DFu - (1u << 23)),
+    r->inv_2s[k] = hn::BitCast(df, hn::Sub(hn::Set(du, 0x5F3759DFu - (1u << 23)),
                                              hn::ShiftRight<1>(hn::BitCast(du, r->y[k]))));
     r->lo2[k] = hn::Add(lo[k], lo[k]);  // exact
   });
@@ -360,7 +360,7 @@ HWY_INLINE void RootFinish(DF df, const Root<K, V>& r, V* s_hi, V* s_lo) {
   Each<K>([&](size_t k) {
     const V rho = hn::Add(FnmaF(df, r.s[k], r.s[k], r.y[k]), r.lo2[k]);
     s_hi[k] = r.s[k];
-    s_lo[k] = hn::Mul(rho, r.half_inv[k]);
+    s_lo[k] = hn::Mul(rho, r.inv_2s[k]);
   });
 }
 template <size_t K, class DF, class V = hn::Vec<DF>>

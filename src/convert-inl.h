@@ -332,16 +332,16 @@ HWY_INLINE VF AngleFloat(VF fy) {  // fy = FloatOfWord(y)
 }
 
 #if HWY_TARGET != HWY_SCALAR
-// z of the word pairs of w[2j] and w[2j + 1] (stream order) into z[2j] and
-// z[2j + 1], for j < K (math::BoxMullerLanes takes the K vectors of pairs at
-// once): sines in even lanes, cosines in odd. Each lane takes one pair,
+// fma(z, std, mean) of the word pairs of w[2j] and w[2j + 1] (stream
+// order) into t[2j] and t[2j + 1], for j < K (math::BoxMullerLanes takes the
+// K vectors of pairs at once): sines in even lanes, cosines in odd. Each lane takes one pair,
 // chosen so that the per-128-bit-block InterleaveLower / InterleaveUpper of
 // (sines, cosines) put them back in order: block b's lanes take w0's pairs
 // 2b and 2b + 1, then w1's pairs 2b and 2b + 1.
 template <size_t K>
-HWY_INLINE void BoxMullerFloat(const VW* w, VF* z) {
+HWY_INLINE void BoxMullerFloat(const math::NormalScale<DF>& scale, const VW* w, VF* t) {
   const DF df;
-  VF u[K], fy[K], v[K], z_sin[K], z_cos[K];
+  VF u[K], fy[K], v[K], t_sin[K], t_cos[K];
   for (size_t j = 0; j < K; ++j) {
     const VW w0 = w[2 * j], w1 = w[2 * j + 1];
 #if HWY_TARGET <= HWY_AVX3 && HWY_ARCH_X86
@@ -365,21 +365,19 @@ HWY_INLINE void BoxMullerFloat(const VW* w, VF* z) {
     fy[j] = FloatOfWord(y);
     v[j] = AngleFloat(fy[j]);
   }
-  math::BoxMullerLanes<K>(df, u, fy, v, z_sin, z_cos);
+  math::BoxMullerLanes<K>(df, scale, u, fy, v, t_sin, t_cos);
   for (size_t j = 0; j < K; ++j) {
-    z[2 * j] = hn::InterleaveLower(df, z_sin[j], z_cos[j]);
-    z[2 * j + 1] = hn::InterleaveUpper(df, z_sin[j], z_cos[j]);
+    t[2 * j] = hn::InterleaveLower(df, t_sin[j], t_cos[j]);
+    t[2 * j + 1] = hn::InterleaveUpper(df, t_sin[j], t_cos[j]);
   }
 }
 #else
 // The one-lane version of BoxMullerFloat.
-HWY_INLINE void BoxMullerFloatPair(uint32_t x, uint32_t y, float* z0, float* z1) {
+HWY_INLINE void BoxMullerFloatPair(const math::NormalScale<DF>& scale, uint32_t x, uint32_t y,
+                                   VF* t0, VF* t1) {
   const DW dw;
   const VF u = UnitForLog(hn::Set(dw, x)), fy = FloatOfWord(hn::Set(dw, y)), v = AngleFloat(fy);
-  VF z_sin, z_cos;
-  math::BoxMullerLanes<1>(DF(), &u, &fy, &v, &z_sin, &z_cos);
-  *z0 = hn::GetLane(z_sin);
-  *z1 = hn::GetLane(z_cos);
+  math::BoxMullerLanes<1>(DF(), scale, &u, &fy, &v, t0, t1);
 }
 #endif
 
@@ -522,12 +520,13 @@ HWY_INLINE void ConvertVectors(const KindParams& p, const VW* w, size_t n, T* ou
   const size_t N = hn::Lanes(dw), N64 = hn::Lanes(dd);
   if constexpr (IsFloatNormal(kKind)) {
     // Two vectors of pairs at a time (four of words), one at the end.
+    const math::NormalScale<DF> scale(DF(), p.std_f, p.mean_f);
     const auto pairs = [&](auto k_pairs, size_t g) __attribute__((always_inline)) {
       constexpr size_t kK = decltype(k_pairs)::value;
-      VF z[2 * kK];
-      BoxMullerFloat<kK>(w + g, z);
+      VF ts[2 * kK];
+      BoxMullerFloat<kK>(scale, w + g, ts);
       for (size_t k = 0; k < 2 * kK; ++k) {
-        const VF t = FmaExact(z[k], hn::Set(DF(), p.std_f), hn::Set(DF(), p.mean_f));
+        const VF t = ts[k];
         if constexpr (kKind == GenerateKind::kNormalFloat32) {
           Put(DF(), t, out + (g + k) * N, stream);
         } else {
@@ -663,10 +662,11 @@ void ConvertWords(const KindParams& p, const uint32_t* words, uint64_t n, void* 
   for (uint64_t i = 0; i < n; ++i) {
     if constexpr (IsFloatNormal(kKind)) {
       if (i % 2 != 0) continue;
-      float z[2];
-      BoxMullerFloatPair(words[i], i + 1 < n ? words[i + 1] : 0u, &z[0], &z[1]);
+      VF ts[2];
+      BoxMullerFloatPair(math::NormalScale<DF>(DF(), p.std_f, p.mean_f), words[i],
+                         i + 1 < n ? words[i + 1] : 0u, &ts[0], &ts[1]);
       for (uint64_t k = 0; k < 2 && i + k < n; ++k) {
-        const VF t = FmaExact(hn::Set(DF(), z[k]), hn::Set(DF(), p.std_f), hn::Set(DF(), p.mean_f));
+        const VF t = ts[k];
         if constexpr (kKind == GenerateKind::kNormalFloat32) {
           out[i + k] = hn::GetLane(t);
         } else {

@@ -460,12 +460,73 @@ HWY_INLINE V ProductFloat(DF df, V sh, V sl, V ch, V cl) {
   return FmaF(df, sh, ch, FmaF(df, sh, cl, hn::Mul(sl, ch)));
 }
 
-// The pairs (s sin v, s cos v) of K vectors of lanes, s = sqrt(-2 log u), v
-// = fma(fy, P32_2PI, P32_2PI / 2) (fy passed too: SinCosFloat):
-// the log's chain first (it leads to the square root, the longest), the
-// sine and cosine while the root and the division run, then the rest.
+// The affine map fma(z, std, mean) of SPEC.md section 8 with the quadrant's
+// sign moved from z to std: sin v = sign_q (a or b), and fma(sign z', std,
+// mean) = fma(z', sign std, mean) bit for bit (the exact product is the
+// same, its zero's sign included). So the sign costs nothing per element
+// where a permute can look up sign std by q: lane i of `sin` and `cos` holds
+// std with the sign of sin v and of cos v in quadrant i mod 4 (vpermps reads
+// the low 3 bits of k_bits on AVX2, 4 on AVX-512: k is in [0, 4]). Five
+// operations per vector of pairs where QuadrantFloat's signs and selection
+// took nine (AVX-512) or ten (AVX2): normal float32 +2% (AVX-512) and +3%
+// (AVX2), float16 +5% on the Xeon (docs/kernel-speed.md). Elsewhere the
+// signs are made from k's bits as in QuadrantFloat. Built once per call.
+template <class DF>
+struct NormalScale {
+  using V = hn::Vec<DF>;
+  NormalScale(DF df, float std_value, float mean_value) : mean(hn::Set(df, mean_value)) {
+#if HWY_TARGET <= HWY_AVX2 && HWY_ARCH_X86
+    const hn::RebindToUnsigned<DF> du;
+    HWY_ALIGN uint32_t sin_signs[hn::MaxLanes(du)], cos_signs[hn::MaxLanes(du)];
+    for (size_t i = 0; i < hn::Lanes(du); ++i) {
+      sin_signs[i] = i % 4 >= 2 ? 0x80000000u : 0u;              // q = 2, 3
+      cos_signs[i] = i % 4 == 1 || i % 4 == 2 ? 0x80000000u : 0u;  // q = 1, 2
+    }
+    const auto s = hn::BitCast(du, hn::Set(df, std_value));
+    sin = hn::BitCast(df, hn::Xor(s, hn::Load(du, sin_signs)));
+    cos = hn::BitCast(df, hn::Xor(s, hn::Load(du, cos_signs)));
+#else
+    sin = cos = hn::Set(df, std_value);
+#endif
+  }
+  V sin, cos, mean;
+};
+
+// fma(sin v, std, mean) and fma(cos v, std, mean) from a = s sin r, b = s cos
+// r and k's bits (QuadrantFloat's selection, NormalScale's signs).
+template <class DF, class V = hn::Vec<DF>, class VU = hn::Vec<hn::RebindToUnsigned<DF>>>
+HWY_INLINE void QuadrantAffine(DF df, const NormalScale<DF>& scale, VU k_bits, V a, V b,
+                               V* t_sin, V* t_cos) {
+#if HWY_TARGET <= HWY_AVX2 && HWY_ARCH_X86
+#if HWY_TARGET <= HWY_AVX3
+  const V std_sin{_mm512_permutexvar_ps(k_bits.raw, scale.sin.raw)};
+  const V std_cos{_mm512_permutexvar_ps(k_bits.raw, scale.cos.raw)};
+  const auto swap = hn::RebindMask(df, hn::TestBit(k_bits, hn::Set(hn::RebindToUnsigned<DF>(), 1u)));
+  const V sel_sin = hn::IfThenElse(swap, b, a), sel_cos = hn::IfThenElse(swap, a, b);
+#else
+  const V std_sin{_mm256_permutevar8x32_ps(scale.sin.raw, k_bits.raw)};
+  const V std_cos{_mm256_permutevar8x32_ps(scale.cos.raw, k_bits.raw)};
+  // q odd in the sign bit: vblendvps reads only that bit.
+  const V odd = hn::BitCast(df, hn::ShiftLeft<31>(k_bits));
+  const V sel_sin = hn::IfNegativeThenElse(odd, b, a), sel_cos = hn::IfNegativeThenElse(odd, a, b);
+#endif
+  *t_sin = FmaF(df, sel_sin, std_sin, scale.mean);
+  *t_cos = FmaF(df, sel_cos, std_cos, scale.mean);
+#else
+  V sin_v, cos_v;
+  QuadrantFloat(df, k_bits, a, b, &sin_v, &cos_v);
+  *t_sin = FmaF(df, sin_v, scale.sin, scale.mean);
+  *t_cos = FmaF(df, cos_v, scale.cos, scale.mean);
+#endif
+}
+
+// fma(z, std, mean) of the pairs z = (s sin v, s cos v) of K vectors of
+// lanes, s = sqrt(-2 log u), v = fma(fy, P32_2PI, P32_2PI / 2) (fy passed
+// too: SinCosFloat): the log's chain first (it leads to the square root,
+// the longest), the sine and cosine while the root runs, then the rest.
 template <size_t K, class DF, class V = hn::Vec<DF>>
-HWY_INLINE void BoxMullerLanes(DF df, const V* u, const V* fy, const V* v, V* z_sin, V* z_cos) {
+HWY_INLINE void BoxMullerLanes(DF df, const NormalScale<DF>& scale, const V* u, const V* fy,
+                               const V* v, V* t_sin, V* t_cos) {
   V lh[K], ll[K], sh[K], sl[K], sin_hi[K], sin_lo[K], cos_hi[K], cos_lo[K];
   hn::Vec<hn::RebindToUnsigned<DF>> k_bits[K];
   Root<K, V> root;
@@ -474,8 +535,8 @@ HWY_INLINE void BoxMullerLanes(DF df, const V* u, const V* fy, const V* v, V* z_
   SinCosFloat<K>(df, fy, v, sin_hi, sin_lo, cos_hi, cos_lo, k_bits);
   RootFinish<K>(df, root, sh, sl);
   Each<K>([&](size_t k) {
-    QuadrantFloat(df, k_bits[k], ProductFloat(df, sh[k], sl[k], sin_hi[k], sin_lo[k]),
-                  ProductFloat(df, sh[k], sl[k], cos_hi[k], cos_lo[k]), &z_sin[k], &z_cos[k]);
+    QuadrantAffine(df, scale, k_bits[k], ProductFloat(df, sh[k], sl[k], sin_hi[k], sin_lo[k]),
+                   ProductFloat(df, sh[k], sl[k], cos_hi[k], cos_lo[k]), &t_sin[k], &t_cos[k]);
   });
 }
 

@@ -93,7 +93,7 @@ HWY_INLINE V LogCompensated(DD dd, V x) {
   const V t_lo = hn::Div(hn::Sub(r, hn::Mul(t, ew)), w);  // u / (w + ew) = t + t_lo
   const V t2 = hn::Mul(t, t);
   V p = hn::Set(dd, 1.0 / 23);
-  for (int k = 21; k >= 3; k -= 2) p = hn::Add(hn::Mul(p, t2), hn::Set(dd, 1.0 / k));
+  for (int k = 21; k >= 3; k -= 2) p = FmaD(dd, p, t2, hn::Set(dd, 1.0 / k));
   const V core = hn::Add(hn::Add(t, t),
                          hn::Add(hn::Add(t_lo, t_lo), hn::Mul(hn::Mul(hn::Add(t, t), t2), p)));
   return hn::Add(hn::Mul(e, hn::Set(dd, kLn2Hi)), hn::Add(hn::Mul(e, hn::Set(dd, kLn2Lo)), core));
@@ -112,8 +112,11 @@ HWY_INLINE void Quadrant(DD dd, V k, V s, V c, V* sin_v, V* cos_v) {
   *cos_v = hn::IfThenElse(hn::Or(q1, q2), hn::Neg(cv), cv);
 }
 
-// Taylor coefficients, highest first (Horner): (-1)^j / (2j + 1)! and
-// (-1)^j / (2j)!.
+// Taylor coefficients, highest first (Horner, one FmaD a term: the series
+// are chains of dependent steps, and a multiply then an add made each step
+// twice as long; fused, float64 normals ran 1.44x faster on AVX-512 and
+// 1.2x on AVX2, 0.6x on SSE4, whose FmaD is the C library's per lane):
+// (-1)^j / (2j + 1)! and (-1)^j / (2j)!.
 constexpr double kSinTerms[] = {1.0 / 355687428096000.0, -1.0 / 1307674368000.0,
                                 1.0 / 6227020800.0,       -1.0 / 39916800.0,
                                 1.0 / 362880.0,           -1.0 / 5040.0,
@@ -143,8 +146,8 @@ HWY_INLINE void SinCosPi(DD dd, V v, V* sin_v, V* cos_v) {
   const V t = hn::Mul(r, r);
   // The series without their first one (sin) or two (cos) terms.
   V sp = hn::Set(dd, kSinTerms[0]), cp = hn::Set(dd, kCosTerms[0]);
-  for (size_t i = 1; i + 1 < kSinCount; ++i) sp = hn::Add(hn::Mul(sp, t), hn::Set(dd, kSinTerms[i]));
-  for (size_t i = 1; i + 2 < kCosCount; ++i) cp = hn::Add(hn::Mul(cp, t), hn::Set(dd, kCosTerms[i]));
+  for (size_t i = 1; i + 1 < kSinCount; ++i) sp = FmaD(dd, sp, t, hn::Set(dd, kSinTerms[i]));
+  for (size_t i = 1; i + 2 < kCosCount; ++i) cp = FmaD(dd, cp, t, hn::Set(dd, kCosTerms[i]));
   const V s = hn::Add(rh, hn::Add(rl, hn::Mul(rh, hn::Mul(t, sp))));  // r - r^3/6 + ...
   const V one = hn::Set(dd, 1.0);
   const V half = hn::Mul(hn::Set(dd, 0.5), t);

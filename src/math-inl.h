@@ -467,18 +467,19 @@ HWY_INLINE V ProductFloat(DF df, V sh, V sl, V ch, V cl) {
 // sign moved from z to std: sin v = sign_q (a or b), and fma(sign z', std,
 // mean) = fma(z', sign std, mean) bit for bit (the exact product is the
 // same, its zero's sign included). So the sign costs nothing per element
-// where a permute can look up sign std by q: lane i of `sin` and `cos` holds
-// std with the sign of sin v and of cos v in quadrant i mod 4 (vpermps reads
-// the low 3 bits of k_bits on AVX2, 4 on AVX-512: k is in [0, 4]). Five
-// operations per vector of pairs where QuadrantFloat's signs and selection
-// took nine (AVX-512) or ten (AVX2): normal float32 +2% (AVX-512) and +3%
-// (AVX2), float16 +5% on the Xeon (docs/kernel-speed.md). Elsewhere the
-// signs are made from k's bits as in QuadrantFloat. Built once per call.
+// where a permute can look up sign std by q: on AVX2, lane i of `sin` and
+// `cos` holds std with the sign of sin v and of cos v in quadrant i mod 4
+// (vpermps reads the low 3 bits of k_bits: k is in [0, 4]), five operations
+// per vector of pairs where QuadrantFloat's signs and selection took ten:
+// normal float32 +3% on Zen 4 and the Xeon. Elsewhere, AVX-512 included,
+// QuadrantFloat makes the signs: there the permute was 2% faster in the
+// benchmark on the Xeon but 10% slower through the Python module on Zen 4
+// (docs/kernel-speed.md). Built once per call.
 template <class DF>
 struct NormalScale {
   using V = hn::Vec<DF>;
   NormalScale(DF df, float std_value, float mean_value) : mean(hn::Set(df, mean_value)) {
-#if HWY_TARGET <= HWY_AVX2 && HWY_ARCH_X86
+#if HWY_TARGET == HWY_AVX2 && HWY_ARCH_X86
     const hn::RebindToUnsigned<DF> du;
     HWY_ALIGN uint32_t sin_signs[hn::MaxLanes(du)], cos_signs[hn::MaxLanes(du)];
     for (size_t i = 0; i < hn::Lanes(du); ++i) {
@@ -500,19 +501,12 @@ struct NormalScale {
 template <class DF, class V = hn::Vec<DF>, class VU = hn::Vec<hn::RebindToUnsigned<DF>>>
 HWY_INLINE void QuadrantAffine(DF df, const NormalScale<DF>& scale, VU k_bits, V a, V b,
                                V* t_sin, V* t_cos) {
-#if HWY_TARGET <= HWY_AVX2 && HWY_ARCH_X86
-#if HWY_TARGET <= HWY_AVX3
-  const V std_sin{_mm512_permutexvar_ps(k_bits.raw, scale.sin.raw)};
-  const V std_cos{_mm512_permutexvar_ps(k_bits.raw, scale.cos.raw)};
-  const auto swap = hn::RebindMask(df, hn::TestBit(k_bits, hn::Set(hn::RebindToUnsigned<DF>(), 1u)));
-  const V sel_sin = hn::IfThenElse(swap, b, a), sel_cos = hn::IfThenElse(swap, a, b);
-#else
+#if HWY_TARGET == HWY_AVX2 && HWY_ARCH_X86
   const V std_sin{_mm256_permutevar8x32_ps(scale.sin.raw, k_bits.raw)};
   const V std_cos{_mm256_permutevar8x32_ps(scale.cos.raw, k_bits.raw)};
   // q odd in the sign bit: vblendvps reads only that bit.
   const V odd = hn::BitCast(df, hn::ShiftLeft<31>(k_bits));
   const V sel_sin = hn::IfNegativeThenElse(odd, b, a), sel_cos = hn::IfNegativeThenElse(odd, a, b);
-#endif
   *t_sin = FmaF(df, sel_sin, std_sin, scale.mean);
   *t_cos = FmaF(df, sel_cos, std_cos, scale.mean);
 #else

@@ -3,8 +3,10 @@
 // included. Same bits on every target: only exactly rounded operations (add,
 // sub, mul, div, sqrt, floor, bit manipulation), no contraction (kernels.cc
 // is built with -ffp-contract=off), and every fused multiply-add explicit
-// (FmaD: vfmadd on AVX2 and AVX-512, the C library's correctly rounded fma
-// per lane elsewhere). Included only by convert-inl.h, hence the toggle guard.
+// (FmaD: vfmadd on AVX2 and AVX-512, an exact emulation in the lanes of
+// SSE4 and SSSE3, the C library's correctly rounded fma on SCALAR and for
+// operands out of the emulation's range). Included by convert-inl.h (and
+// tests/fma_test.cc), hence the toggle guard.
 //
 // float64 normals use compensated versions (each within about one ulp:
 // measured against mpmath). float normals have their own float versions at
@@ -34,6 +36,58 @@ namespace math {
 
 namespace hn = hwy::HWY_NAMESPACE;
 
+#if !(HWY_TARGET <= HWY_AVX2 && HWY_ARCH_X86) && HWY_TARGET != HWY_SCALAR
+// fma(a, b, c) with one rounding in the lanes of a target without FMA
+// (SSE4, SSSE3), where the C library's fma is a software routine of about
+// 100 cycles per value: Boldo and Melquiond's emulation ("Emulation of FMA
+// and correctly rounded sums: proved algorithms using rounding to odd",
+// IEEE Trans. Computers, 2008, algorithm 5.4): a b = uh + ul exactly
+// (Veltkamp's split, Dekker's product), c + uh = th + tl exactly (TwoSum),
+// v = tl + ul rounded to odd, and th + v rounded to nearest is fma(a, b, c).
+// The proof needs no overflow and no underflow of the parts, so `*ok` says
+// whether every lane has |a|, |b| and |c| in [2^-400, 2^400] or 0; FmaD
+// computes the others with the C library. Where c = 0 the result is a b
+// rounded, a b + c (which also gives a zero sum IEEE's sign).
+template <class DD, class V = hn::Vec<DD>>
+HWY_INLINE V FmaEmulated(DD dd, V a, V b, V c, bool* ok) {
+  const hn::RebindToUnsigned<DD> du;
+  const V big = hn::Set(dd, 0x1p400), small = hn::Set(dd, 0x1p-400);
+  const auto in_range = [&](V x) {
+    const V ax = hn::Abs(x);
+    return hn::Or(hn::And(hn::Le(ax, big), hn::Ge(ax, small)), hn::Eq(ax, hn::Zero(dd)));
+  };
+  *ok = hn::AllTrue(dd, hn::And(hn::And(in_range(a), in_range(b)), in_range(c)));
+  const V splitter = hn::Set(dd, 134217729.0);  // 2^27 + 1
+  const auto split = [&](V x, V* hi, V* lo) {
+    const V g = hn::Mul(splitter, x);
+    *hi = hn::Sub(g, hn::Sub(g, x));
+    *lo = hn::Sub(x, *hi);
+  };
+  V ah, al, bh, bl;
+  split(a, &ah, &al);
+  split(b, &bh, &bl);
+  const V uh = hn::Mul(a, b);
+  const V ul = hn::Add(
+      hn::Add(hn::Add(hn::Sub(hn::Mul(ah, bh), uh), hn::Mul(ah, bl)), hn::Mul(al, bh)),
+      hn::Mul(al, bl));
+  const V th = hn::Add(c, uh);
+  const V tb = hn::Sub(th, c);
+  const V tl = hn::Add(hn::Sub(c, hn::Sub(th, tb)), hn::Sub(uh, tb));
+  const V v = hn::Add(tl, ul);
+  const V vb = hn::Sub(v, tl);
+  const V err = hn::Add(hn::Sub(tl, hn::Sub(v, vb)), hn::Sub(ul, vb));  // tl + ul = v + err
+  // Round to odd: where v is inexact and its last bit even, its odd
+  // neighbour toward tl + ul (+1 where err and v have one sign, else -1).
+  const auto bits = hn::BitCast(du, v);
+  const auto even = hn::Eq(hn::And(bits, hn::Set(du, 1)), hn::Zero(du));
+  const auto fix = hn::And(hn::RebindMask(du, hn::Ne(err, hn::Zero(dd))), even);
+  const auto differ = hn::ShiftRight<63>(hn::Xor(hn::BitCast(du, err), bits));
+  const auto step = hn::Sub(hn::Set(du, 1), hn::Add(differ, differ));
+  const V sum = hn::Add(th, hn::BitCast(dd, hn::Add(bits, hn::IfThenElseZero(fix, step))));
+  return hn::IfThenElse(hn::Eq(c, hn::Zero(dd)), hn::Add(uh, c), sum);
+}
+#endif
+
 // fma(a, b, c) with one rounding on every target.
 template <class DD, class V = hn::Vec<DD>>
 HWY_INLINE V FmaD(DD dd, V a, V b, V c) {
@@ -41,6 +95,11 @@ HWY_INLINE V FmaD(DD dd, V a, V b, V c) {
   (void)dd;
   return hn::MulAdd(a, b, c);
 #else
+#if HWY_TARGET != HWY_SCALAR
+  bool ok;
+  const V emulated = FmaEmulated(dd, a, b, c, &ok);
+  if (HWY_LIKELY(ok)) return emulated;
+#endif
   HWY_ALIGN double fa[hn::MaxLanes(dd)], fb[hn::MaxLanes(dd)], fc[hn::MaxLanes(dd)];
   hn::Store(a, dd, fa);
   hn::Store(b, dd, fb);

@@ -334,10 +334,10 @@ HWY_INLINE VF AngleFloat(VF fy) {  // fy = FloatOfWord(y)
 #if HWY_TARGET != HWY_SCALAR
 // fma(z, std, mean) of the word pairs of w[2j] and w[2j + 1] (stream
 // order) into t[2j] and t[2j + 1], for j < K (math::BoxMullerLanes takes the
-// K vectors of pairs at once): sines in even lanes, cosines in odd. Each lane takes one pair,
-// chosen so that the per-128-bit-block InterleaveLower / InterleaveUpper of
-// (sines, cosines) put them back in order: block b's lanes take w0's pairs
-// 2b and 2b + 1, then w1's pairs 2b and 2b + 1.
+// K vectors of pairs at once): sines in even lanes, cosines in odd. Each
+// lane takes one pair, chosen so that the per-128-bit-block InterleaveLower
+// / InterleaveUpper of (sines, cosines) put them back in order: block b's
+// lanes take w0's pairs 2b and 2b + 1, then w1's pairs 2b and 2b + 1.
 template <size_t K>
 HWY_INLINE void BoxMullerFloat(const math::NormalScale<DF>& scale, const VW* w, VF* t) {
   const DF df;

@@ -85,9 +85,13 @@ Cases MakeCases() {
     switch (i % 5) {
       case 0: k.Add(x, y, value(-120, 20)); break;              // any size
       case 1: k.Add(x, y, -p); break;                            // the product's error alone
-      case 2: k.Add(x, y, -p + std::ldexp(p, -53) * static_cast<double>(static_cast<int>(rng() % 7) - 3)); break;
+      case 2:  // a few ulps from the product's error
+        k.Add(x, y, -p + std::ldexp(p, -53) * static_cast<double>(static_cast<int>(rng() % 7) - 3));
+        break;
       case 3: k.Add(x, y, std::nextafter(-p, 0.0) * 0.5); break;  // half cancels
-      default: k.Add(std::fabs(x) * 1e-2, std::fabs(y) * 1e-2, 1.0 / (3 + 2 * (i % 11))); break;  // series
+      default:  // the series' sizes: small products onto 1 / (2k + 1)
+        k.Add(std::fabs(x) * 1e-2, std::fabs(y) * 1e-2, 1.0 / (3 + 2 * (i % 11)));
+        break;
     }
   }
   // Zeros of either sign, and c = 0 (the product rounded, zero signs by IEEE).

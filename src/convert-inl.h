@@ -523,14 +523,13 @@ HWY_INLINE void ConvertVectors(const KindParams& p, const VW* w, size_t n, T* ou
     const math::NormalScale<DF> scale(DF(), p.std_f, p.mean_f);
     const auto pairs = [&](auto k_pairs, size_t g) __attribute__((always_inline)) {
       constexpr size_t kK = decltype(k_pairs)::value;
-      VF ts[2 * kK];
-      BoxMullerFloat<kK>(scale, w + g, ts);
+      VF t[2 * kK];
+      BoxMullerFloat<kK>(scale, w + g, t);
       for (size_t k = 0; k < 2 * kK; ++k) {
-        const VF t = ts[k];
         if constexpr (kKind == GenerateKind::kNormalFloat32) {
-          Put(DF(), t, out + (g + k) * N, stream);
+          Put(DF(), t[k], out + (g + k) * N, stream);
         } else {
-          StoreHalf<kKind == GenerateKind::kNormalBfloat16>(t, out + (g + k) * N, stream);
+          StoreHalf<kKind == GenerateKind::kNormalBfloat16>(t[k], out + (g + k) * N, stream);
         }
       }
     };
@@ -659,18 +658,17 @@ void ConvertWords(const KindParams& p, const uint32_t* words, uint64_t n, void* 
   const DW dw;
   const hn::Simd<double, 1, 0> d1;
   T* out = static_cast<T*>(dst);
+  const math::NormalScale<DF> scale(DF(), p.std_f, p.mean_f);
   for (uint64_t i = 0; i < n; ++i) {
     if constexpr (IsFloatNormal(kKind)) {
       if (i % 2 != 0) continue;
-      VF ts[2];
-      BoxMullerFloatPair(math::NormalScale<DF>(DF(), p.std_f, p.mean_f), words[i],
-                         i + 1 < n ? words[i + 1] : 0u, &ts[0], &ts[1]);
+      VF t[2];
+      BoxMullerFloatPair(scale, words[i], i + 1 < n ? words[i + 1] : 0u, &t[0], &t[1]);
       for (uint64_t k = 0; k < 2 && i + k < n; ++k) {
-        const VF t = ts[k];
         if constexpr (kKind == GenerateKind::kNormalFloat32) {
-          out[i + k] = hn::GetLane(t);
+          out[i + k] = hn::GetLane(t[k]);
         } else {
-          StoreHalf<kKind == GenerateKind::kNormalBfloat16>(t, out + i + k);
+          StoreHalf<kKind == GenerateKind::kNormalBfloat16>(t[k], out + i + k);
         }
       }
     } else if constexpr (kKind == GenerateKind::kNormalFloat64) {

@@ -37,6 +37,33 @@ namespace math {
 namespace hn = hwy::HWY_NAMESPACE;
 
 #if !(HWY_TARGET <= HWY_AVX2 && HWY_ARCH_X86) && HWY_TARGET != HWY_SCALAR
+// x + y = *s + *e exactly, *s = x + y rounded (Knuth's TwoSum: x and y of
+// any magnitudes).
+template <class V>
+HWY_INLINE void TwoSum(V x, V y, V* s, V* e) {
+  *s = hn::Add(x, y);
+  const V yb = hn::Sub(*s, x);
+  *e = hn::Add(hn::Sub(x, hn::Sub(*s, yb)), hn::Sub(y, yb));
+}
+
+// x + y rounded to odd, in double lanes: rounded to nearest, then, where
+// that was inexact and left the last bit even, the odd neighbour toward
+// x + y (+1 where the error and the sum have one sign, else -1). Rounded to
+// nearest once more to a format at least two bits narrower (or added to a
+// larger part, as FmaEmulated does), it rounds x + y only once.
+template <class DD, class V = hn::Vec<DD>>
+HWY_INLINE V SumRoundedToOdd(DD dd, V x, V y) {
+  const hn::RebindToUnsigned<DD> du;
+  V sum, err;
+  TwoSum(x, y, &sum, &err);
+  const auto bits = hn::BitCast(du, sum);
+  const auto even = hn::Eq(hn::And(bits, hn::Set(du, 1)), hn::Zero(du));
+  const auto fix = hn::And(hn::RebindMask(du, hn::Ne(err, hn::Zero(dd))), even);
+  const auto differ = hn::ShiftRight<63>(hn::Xor(hn::BitCast(du, err), bits));
+  const auto step = hn::Sub(hn::Set(du, 1), hn::Add(differ, differ));
+  return hn::BitCast(dd, hn::Add(bits, hn::IfThenElseZero(fix, step)));
+}
+
 // fma(a, b, c) with one rounding in the lanes of a target without FMA
 // (SSE4, SSSE3), where the C library's fma is a software routine of about
 // 100 cycles per value: Boldo and Melquiond's emulation ("Emulation of FMA
@@ -50,7 +77,6 @@ namespace hn = hwy::HWY_NAMESPACE;
 // rounded, a b + c (which also gives a zero sum IEEE's sign).
 template <class DD, class V = hn::Vec<DD>>
 HWY_INLINE V FmaEmulated(DD dd, V a, V b, V c, bool* ok) {
-  const hn::RebindToUnsigned<DD> du;
   const V big = hn::Set(dd, 0x1p400), small = hn::Set(dd, 0x1p-400);
   const auto in_range = [&](V x) {
     const V ax = hn::Abs(x);
@@ -70,20 +96,9 @@ HWY_INLINE V FmaEmulated(DD dd, V a, V b, V c, bool* ok) {
   const V ul = hn::Add(
       hn::Add(hn::Add(hn::Sub(hn::Mul(ah, bh), uh), hn::Mul(ah, bl)), hn::Mul(al, bh)),
       hn::Mul(al, bl));
-  const V th = hn::Add(c, uh);
-  const V tb = hn::Sub(th, c);
-  const V tl = hn::Add(hn::Sub(c, hn::Sub(th, tb)), hn::Sub(uh, tb));
-  const V v = hn::Add(tl, ul);
-  const V vb = hn::Sub(v, tl);
-  const V err = hn::Add(hn::Sub(tl, hn::Sub(v, vb)), hn::Sub(ul, vb));  // tl + ul = v + err
-  // Round to odd: where v is inexact and its last bit even, its odd
-  // neighbour toward tl + ul (+1 where err and v have one sign, else -1).
-  const auto bits = hn::BitCast(du, v);
-  const auto even = hn::Eq(hn::And(bits, hn::Set(du, 1)), hn::Zero(du));
-  const auto fix = hn::And(hn::RebindMask(du, hn::Ne(err, hn::Zero(dd))), even);
-  const auto differ = hn::ShiftRight<63>(hn::Xor(hn::BitCast(du, err), bits));
-  const auto step = hn::Sub(hn::Set(du, 1), hn::Add(differ, differ));
-  const V sum = hn::Add(th, hn::BitCast(dd, hn::Add(bits, hn::IfThenElseZero(fix, step))));
+  V th, tl;
+  TwoSum(c, uh, &th, &tl);
+  const V sum = hn::Add(th, SumRoundedToOdd(dd, tl, ul));
   return hn::IfThenElse(hn::Eq(c, hn::Zero(dd)), hn::Add(uh, c), sum);
 }
 #endif
@@ -267,21 +282,10 @@ HWY_INLINE V FmaF(DF df, V a, V b, V c) {
   // FmaFloatScalar on each half in double lanes (SSE4, SSSE3: no FMA).
   const hn::Half<DF> dh;
   const hn::Rebind<double, decltype(dh)> dd;
-  const hn::RebindToUnsigned<decltype(dd)> du;
   const auto half = [&](hn::Vec<decltype(dh)> x, hn::Vec<decltype(dh)> y,
                         hn::Vec<decltype(dh)> z) {
     const auto p = hn::Mul(hn::PromoteTo(dd, x), hn::PromoteTo(dd, y));  // exact
-    const auto cd = hn::PromoteTo(dd, z);
-    const auto s = hn::Add(p, cd);
-    const auto bb = hn::Sub(s, p);
-    const auto err = hn::Add(hn::Sub(p, hn::Sub(s, bb)), hn::Sub(cd, bb));
-    const auto bits = hn::BitCast(du, s);
-    const auto even = hn::Eq(hn::And(bits, hn::Set(du, 1)), hn::Zero(du));
-    const auto fix = hn::And(hn::RebindMask(du, hn::Ne(err, hn::Zero(dd))), even);
-    // +1 where err and s have the same sign, else -1 (all ones).
-    const auto differ = hn::ShiftRight<63>(hn::Xor(hn::BitCast(du, err), bits));
-    const auto step = hn::Sub(hn::Set(du, 1), hn::Add(differ, differ));
-    return hn::DemoteTo(dh, hn::BitCast(dd, hn::Add(bits, hn::IfThenElseZero(fix, step))));
+    return hn::DemoteTo(dh, SumRoundedToOdd(dd, p, hn::PromoteTo(dd, z)));
   };
   return hn::Combine(df, half(hn::UpperHalf(dh, a), hn::UpperHalf(dh, b), hn::UpperHalf(dh, c)),
                      half(hn::LowerHalf(dh, a), hn::LowerHalf(dh, b), hn::LowerHalf(dh, c)));

@@ -19,6 +19,7 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "hwy/targets.h"
@@ -157,26 +158,42 @@ int64_t UlpDistance(uint64_t a, uint64_t b, int size) {
   return d < 0 ? -d : d;
 }
 
-// Every target computes the same normal bits (the same scalar code), so the
-// values must also agree across targets exactly, not only within an ulp.
+// Every target computes the same normal bits (the same operations, each
+// rounded once), so the values must also agree across targets exactly, not
+// only within an ulp: every normal type, for randn's (0, 1), for a mean and
+// std that are not (the float kernels fold the quadrant's sign into std on
+// AVX2), and for mean -0 (the sign of a zero sum).
 TEST(Distributions, NormalsAreTheSameBitsOnEveryTarget) {
-  const int64_t sizes[1] = {1001};
-  std::vector<std::vector<float>> per_target;
-  rt_test::ForEachSupportedTarget([&](const TargetInfo&) {
-    std::vector<float> out(1001);
-    TensorDesc desc;
-    desc.dtype = DataType::kFloat32;
-    desc.rank = 1;
-    desc.sizes = sizes;
-    FillOptions options;
-    options.element_offset = 3;
-    options.distribution = Distribution::Normal(0.5, 2.0);
-    ASSERT_TRUE(Fill(desc, out.data(), out.size() * 4, PhiloxState::FromSeed(5), nullptr, options)
-                    .ok());
-    per_target.push_back(out);
-  });
-  for (size_t t = 1; t < per_target.size(); ++t) {
-    EXPECT_EQ(std::memcmp(per_target[t].data(), per_target[0].data(), 1001 * 4), 0) << t;
+  constexpr int64_t kCount = 1001;
+  const int64_t sizes[1] = {kCount};
+  for (const DataType type :
+       {DataType::kFloat32, DataType::kFloat16, DataType::kBfloat16, DataType::kFloat64}) {
+    const size_t bytes = static_cast<size_t>(ElementSize(type)) * kCount;
+    for (const auto& [mean, std_dev] : {std::pair<double, double>{0.0, 1.0}, {0.5, 2.0},
+                                        {-0.0, 0.75}, {-3.0, 1e-3}}) {
+      std::vector<std::vector<uint8_t>> per_target;
+      std::vector<std::string> names;
+      rt_test::ForEachSupportedTarget([&](const TargetInfo& target) {
+        std::vector<uint8_t> out(bytes);
+        TensorDesc desc;
+        desc.dtype = type;
+        desc.rank = 1;
+        desc.sizes = sizes;
+        FillOptions options;
+        options.element_offset = 3;
+        options.distribution = Distribution::Normal(mean, std_dev);
+        ASSERT_TRUE(
+            Fill(desc, out.data(), out.size(), PhiloxState::FromSeed(5), nullptr, options).ok());
+        per_target.push_back(out);
+        names.push_back(target.name);
+      });
+      ASSERT_GE(per_target.size(), 2u);
+      for (size_t t = 1; t < per_target.size(); ++t) {
+        EXPECT_EQ(std::memcmp(per_target[t].data(), per_target[0].data(), bytes), 0)
+            << names[t] << " against " << names[0] << ", element size " << ElementSize(type)
+            << ", mean " << mean << ", std " << std_dev;
+      }
+    }
   }
 }
 

@@ -31,13 +31,15 @@ namespace HWY_NAMESPACE {
 
 namespace hn = hwy::HWY_NAMESPACE;
 
-// out[i] = FmaD(a[i], b[i], c[i]) in this target's vectors (n a multiple of 8).
-void FmaOfArrays(const double* a, const double* b, const double* c, double* out, size_t n) {
+// out[i] = FmaD(a[i], b[i], c[i]) in this target's vectors (n a multiple of
+// 8); returns the target that ran.
+int64_t FmaOfArrays(const double* a, const double* b, const double* c, double* out, size_t n) {
   const hn::ScalableTag<double> dd;
   for (size_t i = 0; i < n; i += hn::Lanes(dd)) {
     hn::StoreU(math::FmaD(dd, hn::LoadU(dd, a + i), hn::LoadU(dd, b + i), hn::LoadU(dd, c + i)),
                dd, out + i);
   }
+  return HWY_TARGET;
 }
 
 }  // namespace HWY_NAMESPACE
@@ -118,18 +120,13 @@ TEST(FmaD, EqualsTheCLibraryOnEveryTarget) {
   std::vector<double> expected(n), got(n);
   for (size_t i = 0; i < n; ++i) expected[i] = std::fma(k.a[i], k.b[i], k.c[i]);
   int checked = 0;
-  const int64_t supported = hwy::SupportedTargets();
-  for (int bit = 0; bit < 63; ++bit) {
-    const int64_t target = int64_t{1} << bit;
-    if ((HWY_TARGETS & target) == 0 || (supported & target) == 0) continue;
-    const int64_t chosen = (target == HWY_SCALAR || target == HWY_EMU128)
-                               ? HWY_CHOSEN_TARGET_MASK_SCALAR
-                               : HWY_CHOSEN_TARGET_SHIFT(target);
-    const int slot =
-        static_cast<int>(hwy::Num0BitsBelowLS1Bit_Nonzero64(static_cast<uint64_t>(chosen)));
-    const auto fn = HWY_DISPATCH_TABLE(FmaOfArrays)[slot];
-    if (fn == nullptr) continue;
-    fn(k.a.data(), k.b.data(), k.c.data(), got.data(), n);
+  // Highway's own way to run each target: the dispatch picks the best of the
+  // targets it is told the CPU supports.
+  for (const int64_t target : hwy::SupportedAndGeneratedTargets()) {
+    hwy::SetSupportedTargetsForTest(target);
+    const int64_t ran = HWY_DYNAMIC_DISPATCH(FmaOfArrays)(k.a.data(), k.b.data(), k.c.data(),
+                                                          got.data(), n);
+    EXPECT_EQ(ran, target) << hwy::TargetName(target);
     int wrong = 0;
     for (size_t i = 0; i < n; ++i) {
       if (Bits(got[i]) != Bits(expected[i]) && wrong++ < 5) {
@@ -140,6 +137,7 @@ TEST(FmaD, EqualsTheCLibraryOnEveryTarget) {
     EXPECT_EQ(wrong, 0) << hwy::TargetName(target);
     ++checked;
   }
+  hwy::SetSupportedTargetsForTest(0);
   EXPECT_GE(checked, 2);
 }
 

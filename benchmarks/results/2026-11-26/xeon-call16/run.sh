@@ -3,27 +3,11 @@
 # replaced by a Newton reciprocal (new) against 7db1fa0 (old), the library
 # swapped under one benchmark binary, rounds interleaved: 64 Ki on 1 thread
 # pinned to vCPU 2 (AVX3, AVX2), 64 Mi on 16 threads (AVX3).
-cd "$(dirname "$0")"; D=$PWD; mkdir -p /tmp/j
+# (Rewritten after the call to use benchmarks/device_vs_bits.sh: the same
+# runs; the call ran them written out. Call 18 reran call 17's this way.)
+cd "$(dirname "$0")"; D=$PWD
+. "$D/../../benchmarks/device_vs_bits.sh"
 lscpu | grep -E "Model name|^CPU\(s\)"; uptime
-for r in 1 2 3 4 5 6; do
-  for b in old new; do
-    LD_LIBRARY_PATH=$D/$b:$D/libs taskset -c 2 $D/randtensor_bench \
-      --benchmark_filter='^dist/(AVX3|AVX2)/(bits|normal-float64)/64Ki/threads:1/' \
-      --benchmark_min_time=0.3 --benchmark_format=json > /tmp/j/r$r-$b-1t.json 2>/dev/null
-    LD_LIBRARY_PATH=$D/$b:$D/libs $D/randtensor_bench \
-      --benchmark_filter='^dist/AVX3/(bits|normal-float64)/65536Ki/threads:16/' \
-      --benchmark_min_time=0.3 --benchmark_format=json > /tmp/j/r$r-$b-16t.json 2>/dev/null
-    python3 - "$b" /tmp/j/r$r-$b-1t.json /tmp/j/r$r-$b-16t.json <<'PY'
-import json, sys
-out = [sys.argv[1]]
-for f in sys.argv[2:]:
-    for x in json.load(open(f))["benchmarks"]:
-        if "normal" in x["name"]:
-            n = x["name"].split("/")
-            out.append("%s/%s/%s %.3f" % (n[1], n[2], n[4], x["vs_bits"]))
-print("  ".join(out))
-PY
-  done
-done
+ab_rounds 6 'normal-float64' 'AVX3|AVX2' old new
 uptime
 tar czf $OUT/raw.tgz -C /tmp j

@@ -35,6 +35,7 @@
 #include <string>
 #include <vector>
 
+#include "arrays.h"
 #include "randtensor/fill.h"
 #include "randtensor/philox.h"
 #include "randtensor/status.h"
@@ -292,7 +293,7 @@ class Philox4x32 {
       return py::none();
     }
     if (size.is_none()) return py::int_(Next());
-    py::array_t<uint32_t> out(shape);
+    py::array_t<uint32_t> out = randtensor_python::NewArray<uint32_t>(shape);
     randtensor::Status status;
     {
       py::gil_scoped_release release;  // NumPy's lock still keeps other users out
@@ -480,7 +481,8 @@ class Philox4x32 {
   py::dict StateDict() const {
     uint32_t offset;
     const Counter128 block = Position(&offset);
-    py::array_t<uint32_t> counter(4), key(2);
+    py::array_t<uint32_t> counter = randtensor_python::NewArray<uint32_t>(4);
+    py::array_t<uint32_t> key = randtensor_python::NewArray<uint32_t>(2);
     std::copy(block.w, block.w + 4, counter.mutable_data());
     std::copy(key_.k, key_.k + 2, key.mutable_data());
     return py::dict("bit_generator"_a = kName,

@@ -34,6 +34,7 @@
 #include <utility>
 #include <vector>
 
+#include "arrays.h"
 #include "randtensor/dlpack.h"
 #include "randtensor/fill.h"
 #include "randtensor/parallel.h"
@@ -94,7 +95,7 @@ PhiloxState ToState(const StateWords& words) {
 }
 
 py::array_t<uint32_t> StateArray(const PhiloxState& state) {
-  py::array_t<uint32_t> array(6);
+  py::array_t<uint32_t> array = randtensor_python::NewArray<uint32_t>(6);
   std::copy(std::begin(state.words), std::end(state.words), array.mutable_data());
   return array;
 }
@@ -360,11 +361,11 @@ py::tuple CurandHostGenerate(int function, uint64_t count, uint64_t seed, uint64
   const F f = static_cast<F>(function);
   py::array array;
   if (f == F::kGenerate) {
-    array = py::array_t<uint32_t>(count);
+    array = randtensor_python::NewArray<uint32_t>(static_cast<py::ssize_t>(count));
   } else if (f == F::kUniform || f == F::kNormal) {
-    array = py::array_t<float>(count);
+    array = randtensor_python::NewArray<float>(static_cast<py::ssize_t>(count));
   } else {
-    array = py::array_t<double>(count);
+    array = randtensor_python::NewArray<double>(static_cast<py::ssize_t>(count));
   }
   randtensor::CurandHostGenerator g{seed, offset, skew};
   Status status;

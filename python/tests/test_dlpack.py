@@ -187,8 +187,15 @@ def test_torch_untouched_outside_the_view(torch):
     assert np.array_equal(values[:, 1:7], randtensor.generate((6, 6), seed=5))
 
 
-def test_torch_int32_is_a_type_error(torch):
-    tensor = torch.zeros(8, dtype=torch.int32)
-    with pytest.raises(TypeError, match=r"DLPack dtype"):
+@pytest.mark.parametrize("dtype,pattern", [
+    ("int32", r"dtype = int32 cannot hold distribution bits"),
+    ("int16", r"dtype = int16 .*not a type randtensor fills"),
+])
+def test_torch_wrong_dtype_is_refused_untouched(dtype, pattern):
+    # As test_dlpack_wrong_dtype_is_refused_untouched, through torch's
+    # producer (any torch: this needs no uint32 dtype).
+    torch = pytest.importorskip("torch")
+    tensor = torch.zeros(8, dtype=getattr(torch, dtype))
+    with pytest.raises(ValueError, match=pattern):
         randtensor.fill(tensor)
     assert int(tensor.abs().sum()) == 0

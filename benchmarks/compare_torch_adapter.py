@@ -3,7 +3,10 @@
 run, on 1 thread and on all threads (issue 15).
 
     PYTHONPATH=build/python python3 benchmarks/compare_torch_adapter.py \\
-        [--mib 64] [--repeat 7] [--threads 1,4] [--json out.json]
+        [--mib 64] [--repeat 7] [--threads 1,4] [--json out.json] [--capi LIB]
+
+--capi build/librandtensor.so makes the same fills through the C API
+(torch_capi.py) where randtensor's module cannot be loaded (another Python).
 
 Rows: (thread count, dtype, distribution). Each times, into the same
 preallocated CPU tensor of --mib MiB (float32: 16 Mi elements at 64 MiB,
@@ -31,9 +34,9 @@ import time
 
 import torch
 
-import randtensor
 from side_by_side import cpu_name, fmt, summary
-import randtensor.torch as rt
+
+rt = None  # randtensor.torch, or torch_capi.CapiTorch (main)
 
 P = 0.5  # bernoulli's p
 
@@ -88,9 +91,9 @@ def measure(mib, repeat, thread_counts):
     return rows
 
 
-def report(rows, mib, repeat, default_threads):
-    print(f"{cpu_name()}; {os.cpu_count()} logical CPUs; randtensor {randtensor.__version__} "
-          f"target {randtensor.active_target()}; torch {torch.__version__} (CPU, default "
+def report(rows, mib, repeat, default_threads, version, target):
+    print(f"{cpu_name()}; {os.cpu_count()} logical CPUs; randtensor {version} "
+          f"target {target}; torch {torch.__version__} (CPU, default "
           f"intra-op threads {default_threads})")
     print(f"{mib} MiB tensors, {repeat} paired repetitions per row: median [min-max]. "
           "thr: torch.set_num_threads (randtensor.torch follows it). GB/s = bytes written.")
@@ -111,19 +114,30 @@ def main():
     ap.add_argument("--threads", default=None,
                     help="comma-separated thread counts (default: 1 and all logical CPUs)")
     ap.add_argument("--json", default=None, help="also write the results to this file")
+    ap.add_argument("--capi", default=None, metavar="LIB",
+                    help="fill through librandtensor's C API at LIB instead of the module")
     args = ap.parse_args()
+    global rt
+    if args.capi:
+        from torch_capi import CapiTorch
+        rt = CapiTorch(args.capi)
+        version, target = f"C API ({args.capi})", rt.target
+    else:
+        import randtensor
+        import randtensor.torch
+        rt = randtensor.torch
+        version, target = randtensor.__version__, randtensor.active_target()
     thread_counts = (sorted({int(t) for t in args.threads.split(",")}) if args.threads
                      else sorted({1, os.cpu_count() or 1}))
     default_threads = torch.get_num_threads()
     rows = measure(args.mib, args.repeat, thread_counts)
     torch.set_num_threads(default_threads)
-    report(rows, args.mib, args.repeat, default_threads)
+    report(rows, args.mib, args.repeat, default_threads, version, target)
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"mib": args.mib, "repeat": args.repeat, "cpu": cpu_name(),
                        "logical_cpus": os.cpu_count(), "torch": torch.__version__,
-                       "randtensor": randtensor.__version__,
-                       "randtensor_target": randtensor.active_target(),
+                       "randtensor": version, "randtensor_target": target,
                        "python": sys.version.split()[0], "rows": rows}, f, indent=1)
         print(f"wrote {args.json}")
 

@@ -38,6 +38,7 @@
 #include "src/half.h"
 #include "src/kernels.h"
 #include "src/math-inl.h"
+#include "src/pack_bfloat16-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace randtensor {
@@ -121,6 +122,7 @@ HWY_INLINE VW Bfloat16Rounded(VF f) {
 }
 // ... in the low half of each word.
 HWY_INLINE VW Bfloat16Bits(VF f) { return hn::ShiftRight<16>(Bfloat16Rounded(f)); }
+
 
 // A store of one vector of elements: plain (any alignment), or with
 // `stream` a non-temporal store (p aligned to the vector) where the vector is
@@ -502,16 +504,21 @@ constexpr bool IsWideInteger(GenerateKind kind) {
 
 // Vectors of words a converter takes at once: float64 normals interleave
 // two (a pair's four words fill two 64-bit lanes), float normals take two
-// (one pair per float lane).
+// (one pair per float lane), uniform bfloat16 packs two (AVX-512).
 template <GenerateKind kKind>
 constexpr size_t VectorGroup() {
-  return kKind == GenerateKind::kNormalFloat64 || IsFloatNormal(kKind) ? 2 : 1;
+  return kKind == GenerateKind::kNormalFloat64 || IsFloatNormal(kKind) ||
+                 kKind == GenerateKind::kUniformBfloat16
+             ? 2
+             : 1;
 }
 
 #if HWY_TARGET != HWY_SCALAR
 // n vectors of stream words (n a multiple of VectorGroup) -> n Lanes(DW) /
 // w elements of kind at out, in stream order.
-template <GenerateKind kKind, typename T = typename detail::KindTraits<kKind>::Type>
+// kPack: uniform bfloat16 through PackBfloat16 (only where p.bf16_pack).
+template <GenerateKind kKind, bool kPack = false,
+          typename T = typename detail::KindTraits<kKind>::Type>
 HWY_INLINE void ConvertVectors(const KindParams& p, const VW* w, size_t n, T* out,
                                bool stream = false) {
   const DW dw;
@@ -597,13 +604,20 @@ HWY_INLINE void ConvertVectors(const KindParams& p, const VW* w, size_t n, T* ou
     size_t g = 0;
 #if HWY_TARGET <= HWY_AVX3 && HWY_ARCH_X86
     if constexpr (kKind == GenerateKind::kUniformBfloat16) {
-      // Two vectors at a time: each word rounded in place (its high half is
+      // Two vectors at a time: AVX512_BF16's pack where the parameters allow
+      // it (p.bf16_pack); else each word rounded in place (its high half is
       // the bfloat16), then one two-table word permute takes the high halves
       // of both: no shifts, and no narrowing of each vector on its own.
       const hn::ScalableTag<uint16_t> d16;
       const __m512i high_halves = _mm512_set_epi16(
           63, 61, 59, 57, 55, 53, 51, 49, 47, 45, 43, 41, 39, 37, 35, 33,
           31, 29, 27, 25, 23, 21, 19, 17, 15, 13, 11, 9, 7, 5, 3, 1);
+      if constexpr (kPack) {
+        for (; g + 2 <= n; g += 2) {
+          Put(d16, PackBfloat16(UniformFloat(p, w[g]), UniformFloat(p, w[g + 1])),
+              reinterpret_cast<uint16_t*>(out + g * N), stream);
+        }
+      }
       for (; g + 2 <= n; g += 2) {
         const VW a = Bfloat16Rounded(UniformFloat(p, w[g]));
         const VW b = Bfloat16Rounded(UniformFloat(p, w[g + 1]));
@@ -621,8 +635,14 @@ HWY_INLINE void ConvertVectors(const KindParams& p, const VW* w, size_t n, T* ou
 // odd n, words beyond w n read as zero for float pairs, as four words for a
 // float64 pair). A partial last group is converted from a zero-padded copy
 // into scratch and copied out, so the same code computes every element.
-template <GenerateKind kKind>
+// (kPack as for ConvertVectors, chosen here as GenerateConverted chooses it.)
+template <GenerateKind kKind, bool kPack = false>
 void ConvertWords(const KindParams& p, const uint32_t* words, uint64_t n, void* dst) {
+#if HWY_TARGET <= HWY_AVX3 && HWY_ARCH_X86
+  if constexpr (kKind == GenerateKind::kUniformBfloat16 && !kPack) {
+    if (p.bf16_pack) return ConvertWords<kKind, true>(p, words, n, dst);
+  }
+#endif
   using T = typename detail::KindTraits<kKind>::Type;
   constexpr int kW = detail::KindTraits<kKind>::kWords;
   constexpr size_t kGroup = VectorGroup<kKind>();
@@ -634,7 +654,7 @@ void ConvertWords(const KindParams& p, const uint32_t* words, uint64_t n, void* 
   for (; i + per_group <= n; i += per_group) {
     VW v[kGroup];
     for (size_t g = 0; g < kGroup; ++g) v[g] = hn::LoadU(dw, words + kW * i + g * N);
-    ConvertVectors<kKind>(p, v, kGroup, out + i);
+    ConvertVectors<kKind, kPack>(p, v, kGroup, out + i);
   }
   if (i < n) {
     HWY_ALIGN uint32_t padded[kGroup * hn::MaxLanes(dw)] = {};
@@ -644,7 +664,7 @@ void ConvertWords(const KindParams& p, const uint32_t* words, uint64_t n, void* 
     std::memcpy(padded, words + kW * i, nwords * 4);
     VW v[kGroup];
     for (size_t g = 0; g < kGroup; ++g) v[g] = hn::Load(dw, padded + g * N);
-    ConvertVectors<kKind>(p, v, kGroup, scratch);
+    ConvertVectors<kKind, kPack>(p, v, kGroup, scratch);
     std::memcpy(out + i, scratch, left * sizeof(T));
   }
 }
@@ -775,13 +795,20 @@ HWY_INLINE uint64_t AlignedHead(uint64_t first, const T* out) {
 // With `streaming`, elements are stored non-temporally: straight from
 // registers after a head that makes the output vector-aligned at a block
 // boundary (AlignedHead), else through a small L1 stage that realigns them.
-template <GenerateKind kKind>
+// kPack: ConvertVectors' (the fill's parameters allow it: s.params.bf16_pack).
+template <GenerateKind kKind, bool kPack = false>
 void GenerateConverted(const detail::Stream& s, uint64_t first, uint64_t count, void* dst,
                        bool streaming) {
 #if HWY_TARGET == HWY_SCALAR
   (void)streaming;
   GenerateChunked<kKind>(s, first, count, dst);
 #else
+#if HWY_TARGET <= HWY_AVX3 && HWY_ARCH_X86
+  if constexpr (kKind == GenerateKind::kUniformBfloat16 && !kPack) {
+    // Decided once per call, so that each loop is compiled for one rounding.
+    if (s.params.bf16_pack) return GenerateConverted<kKind, true>(s, first, count, dst, streaming);
+  }
+#endif
   using T = typename detail::KindTraits<kKind>::Type;
   constexpr uint64_t kPerBlock = 4 / detail::KindTraits<kKind>::kWords;  // elements
   constexpr size_t kOut = size_t{1} << kLog2LanesPerChunk;  // transposed vectors per batch
@@ -850,14 +877,15 @@ void GenerateConverted(const detail::Stream& s, uint64_t first, uint64_t count, 
             VW v[kK][kOut];
             LastRound<kK>(s.keys, x0, x1, x2, x3, [&](size_t b, size_t i, VW t) { v[b][i] = t; });
             for (size_t b = 0; b < kK; ++b) {
-              ConvertVectors<kKind>(params, v[b], kOut, to + (done + b) * per_vector, stream);
+              ConvertVectors<kKind, kPack>(params, v[b], kOut, to + (done + b) * per_vector,
+                                           stream);
             }
           } else {
             VW v[kOut];
             LastRound<kK>(s.keys, x0, x1, x2, x3, [&](size_t b, size_t i, VW t) {
               v[i] = t;
               if (i + 1 == kOut) {
-                ConvertVectors<kKind>(params, v, kOut, to + (done + b) * per_vector, stream);
+                ConvertVectors<kKind, kPack>(params, v, kOut, to + (done + b) * per_vector, stream);
               }
             });
           }

@@ -22,6 +22,12 @@ constexpr uint64_t kSmallFillWords = 4 * kSmallFillLanes;
 // unknown or unsupported (never a silent fallback).
 Status ActiveKernels(const KernelTable** table, uint64_t words = UINT64_MAX) noexcept;
 
+// Whether the AVX-512 kernels may use AVX512_BF16's two-vector bfloat16 pack
+// (vcvtne2ps2bf16: Zen 4, Cooper Lake, Sapphire Rapids and later), a feature
+// beyond Highway 1.0.3's AVX3 target, read from the CPU once. The kernels use
+// it only where a fill's parameters allow (KindParams::bf16_pack).
+bool CpuHasBfloat16Pack() noexcept;
+
 }  // namespace detail
 }  // namespace randtensor
 

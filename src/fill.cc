@@ -181,6 +181,17 @@ Status ResolveUniform(DataType type, const Distribution& d, detail::GenerateKind
     p->scale_mul = std::ldexp(1.0f, k - 1 - 32);
     p->scale_add = std::ldexp(1.0f, k - 1 - 33);
   }
+  // bfloat16 through AVX512_BF16's pack (KindParams::bf16_pack), which reads
+  // a subnormal float as zero: u is a multiple of 2^-33, R of 2^(ilogb R -
+  // 23) and L of 2^(ilogb L - 23), so every exact u R + L is a multiple of
+  // the smaller of 2^(ilogb R - 56) and 2^(ilogb L - 23). Where both are at
+  // least 2^-126, every t (rounded from such a multiple) and L are 0 or
+  // normal, and the pack rounds them as Bfloat16Bits does
+  // (tests/pack_bfloat16_test.cc: every normal float).
+  if (type == DataType::kBfloat16) {
+    p->bf16_pack = detail::CpuHasBfloat16Pack() && std::ilogb(range) - 56 >= -126 &&
+                   (low == 0 || std::ilogb(low) - 23 >= -126);
+  }
   return Status();
 }
 

@@ -48,6 +48,10 @@ struct KindParams {
   // (For float64, u53 R with scale_mul_d = 2^(k-53), scale_add_d = 2^(k-54),
   // the flipped words those with z = 2^53 - 1.)
   bool unit_scale = false;
+  // uniform bfloat16: round with AVX512_BF16's pack (CpuHasBfloat16Pack),
+  // which treats subnormal floats as zero; set only where no t is subnormal
+  // (fill.cc, ResolveUniform), so the bits are the integer rounding's.
+  bool bf16_pack = false;
   float scale_mul = 0, scale_add = 0;
   double scale_mul_d = 0, scale_add_d = 0;
   float mean_f = 0, std_f = 1;               // normal: float(mean), float(std)

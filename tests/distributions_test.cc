@@ -25,6 +25,7 @@
 #include "hwy/targets.h"
 #include "randtensor/fill.h"
 #include "randtensor/targets.h"
+#include "src/dispatch.h"
 #include "src/kernels.h"
 #include "src/plan.h"
 #include "test_util.h"
@@ -314,6 +315,75 @@ TEST(Distributions, EdgeWordsEqualTheReferenceInEveryKernel) {
     }
   }
   EXPECT_GT(checked, 20);
+}
+
+// The AVX-512 kernels round uniform bfloat16 with AVX512_BF16's pack, which
+// reads a subnormal float as zero, only where fill.cc proves that no t is
+// subnormal (KindParams::bf16_pack: lsb(R) 2^-33 and lsb(L) at least
+// 2^-126). Here (L, R) on both sides of that proof's limits, and the words
+// that give the smallest |t| (the lowest words, those where u R + L crosses
+// zero, and the largest, which flip to L), convert in every kernel as on
+// SCALAR, whose integer rounding keeps bfloat16 subnormals. (With the limit
+// moved to R >= 2^-110, R = 2^-100 fails: its t of word 0 is a bfloat16
+// subnormal the pack reads as zero; with L >= 2^-136 allowed, L = -2^-130
+// fails at the flipped words.)
+TEST(Distributions, Bfloat16UniformNearZeroIsTheSameInEveryKernel) {
+  int count = 0;
+  const detail::KernelTable* tables = detail::CompiledKernels(&count);
+  const detail::KernelTable* scalar = nullptr;
+  for (int t = 0; t < count; ++t) {
+    if (std::strcmp(tables[t].name, "SCALAR") == 0) scalar = &tables[t];
+  }
+  ASSERT_NE(scalar, nullptr);
+  struct Case {
+    double low, range;
+  };
+  const Case cases[] = {
+      {0, 1},          {0, 0x1p-69},      {0, 0x1p-70},     {0, 0x1p-71},       {0, 0x1p-93},
+      {0, 0x1p-100},   {0, 0x1p-120},     {-0.5, 1},        {-0x1p-103, 0x1p-70},
+      {-0x1p-104, 0x1p-70}, {-0x1p-100, 0x1p-99}, {-0x1p-127, 0x1p-125}, {0x1p-103, 0x1p-70},
+      {-0x1p-130, 1}};
+  int packed = 0;
+  for (const Case& c : cases) {
+    Distribution d;
+    d.kind = DistributionKind::kUniform;
+    d.low = c.low;
+    d.high = c.low + c.range;
+    detail::GenerateKind kind;
+    const detail::KindParams* params = nullptr;
+    ASSERT_TRUE(detail::ResolveDistribution(DataType::kBfloat16, d, &kind, &params).ok());
+    const detail::KindParams p = *params;  // the resolver's answer lasts until its next call
+    packed += p.bf16_pack ? 1 : 0;
+    std::vector<uint32_t> words;
+    for (uint32_t w = 0; w < 64; ++w) words.push_back(w);
+    // The largest words, which flip to L (a subnormal L is the pack's too).
+    for (uint32_t w = 0; w < 256; ++w) words.push_back(UINT32_MAX - w);
+    // x where u R + L = 0: u = -L / R, x about u 2^32.
+    const double cross = -p.low_f / static_cast<double>(p.range_f) * 0x1p32;
+    if (cross > 0 && cross < 0x1p32) {
+      const int64_t x0 = static_cast<int64_t>(cross);
+      for (int64_t x = x0 - 64; x <= x0 + 64; ++x) {
+        if (x >= 0 && x < (int64_t{1} << 32)) words.push_back(static_cast<uint32_t>(x));
+      }
+    }
+    std::vector<uint16_t> want(words.size()), got(words.size());
+    scalar->Generate(kind).convert(p, words.data(), words.size(), want.data());
+    for (int t = 0; t < count; ++t) {
+      if ((tables[t].hwy_target & hwy::SupportedTargets()) == 0) continue;
+      tables[t].Generate(kind).convert(p, words.data(), words.size(), got.data());
+      for (size_t i = 0; i < words.size(); ++i) {
+        ASSERT_EQ(got[i], want[i]) << "uniform(" << c.low << ", " << d.high << ") target "
+                                   << tables[t].name << " word " << words[i]
+                                   << (p.bf16_pack ? " (packed)" : "");
+      }
+    }
+  }
+  // The pack's side of the limits runs where the CPU has it.
+  if (detail::CpuHasBfloat16Pack()) {
+    EXPECT_GE(packed, 5);
+  } else {
+    EXPECT_EQ(packed, 0);
+  }
 }
 
 // float32 normals of edge word pairs (u at 2^-33, at the f = sqrt(1/2) split

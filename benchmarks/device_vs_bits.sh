@@ -27,7 +27,7 @@ ab_rounds() {
     for b in "$@"; do
       bench "$b" "/tmp/j/r$r-$b-1t.json" "^dist/($targets)/(bits|$kinds)/64Ki/threads:1/" 2
       bench "$b" "/tmp/j/r$r-$b-16t.json" "^dist/AVX3/(bits|$kinds)/65536Ki/threads:16/"
-      vs_bits row "$b" "/tmp/j/r$r-$b-1t.json" "/tmp/j/r$r-$b-16t.json"
+      vs_bits row "$b" "/tmp/j/r$r-$b-1t.json" "/tmp/j/r$r-$b-16t.json" --kinds "$kinds"
     done
   done
 }

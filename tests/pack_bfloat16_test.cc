@@ -65,8 +65,10 @@ int64_t PackMismatches(uint32_t sign, uint32_t first, uint32_t end, uint32_t* ba
 HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
-#include <cpuid.h>
 #include <gtest/gtest.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
 
 namespace randtensor {
 namespace {
@@ -74,9 +76,13 @@ namespace {
 HWY_EXPORT(PackMismatches);
 
 bool CpuHasAvx512Bf16() {
+#if defined(__x86_64__) || defined(__i386__)
   unsigned a = 0, b = 0, c = 0, d = 0;
   if ((hwy::SupportedTargets() & HWY_AVX3) == 0) return false;
   return __get_cpuid_count(7, 1, &a, &b, &c, &d) != 0 && ((a >> 5) & 1) != 0;
+#else
+  return false;  // the pack is an x86 instruction
+#endif
 }
 
 int64_t Mismatches(uint32_t sign, uint32_t first, uint32_t end, uint32_t* bad) {

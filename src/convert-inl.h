@@ -60,7 +60,8 @@ using VF = hn::Vec<DF>;
 HWY_INLINE VF FmaExact(VF a, VF b, VF c) { return math::FmaF(DF(), a, b, c); }
 
 // float(x) of every word, correctly rounded: vcvtudq2ps on AVX-512; else
-// hi * 65536 + lo (both exact in float, one rounding in the add).
+// hi * 65536 + lo (both exact in float, the product too: one rounding, in
+// one multiply-add where the target fuses it).
 HWY_INLINE VF FloatOfWord(VW x) {
   const DF df;
 #if HWY_TARGET <= HWY_AVX3 && HWY_ARCH_X86
@@ -69,7 +70,7 @@ HWY_INLINE VF FloatOfWord(VW x) {
   const DI di;
   const VF hi = hn::ConvertTo(df, hn::BitCast(di, hn::ShiftRight<16>(x)));
   const VF lo = hn::ConvertTo(df, hn::BitCast(di, hn::And(x, hn::Set(DW(), 0xFFFFu))));
-  return hn::Add(hn::Mul(hi, hn::Set(df, 65536.0f)), lo);
+  return math::MulAddExactProduct(hi, hn::Set(df, 65536.0f), lo);
 #endif
 }
 

@@ -124,7 +124,6 @@ HWY_INLINE VW Bfloat16Rounded(VF f) {
 // ... in the low half of each word.
 HWY_INLINE VW Bfloat16Bits(VF f) { return hn::ShiftRight<16>(Bfloat16Rounded(f)); }
 
-
 // A store of one vector of elements: plain (any alignment), or with
 // `stream` a non-temporal store (p aligned to the vector) where the vector is
 // a whole 16 bytes or more; smaller ones (SSE4's quarter vectors) store

@@ -12,6 +12,10 @@
 // 75 against 92 ns; at 64 words AVX-512 wins again: benchmarks/RESULTS.md,
 // 2026-11-25 "small fills"). Every target gives the same bits, so only the
 // automatic choice does this; a forced target runs every fill.
+//
+// One CPU feature beyond Highway's targets is read here too: AVX512_BF16,
+// whose bfloat16 pack the AVX3 kernels use where the fill allows
+// (CpuHasBfloat16Pack; src/pack_bfloat16-inl.h).
 
 #include <atomic>
 #include <cstdlib>

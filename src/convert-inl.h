@@ -513,6 +513,17 @@ constexpr size_t VectorGroup() {
              : 1;
 }
 
+// Whether a kKind converter without kPack has a kPack twin to hand the call
+// to where p.bf16_pack: uniform bfloat16 on AVX-512 (PackBfloat16).
+template <GenerateKind kKind, bool kPack>
+constexpr bool HasPackVariant() {
+#if HWY_TARGET <= HWY_AVX3 && HWY_ARCH_X86
+  return kKind == GenerateKind::kUniformBfloat16 && !kPack;
+#else
+  return false;
+#endif
+}
+
 #if HWY_TARGET != HWY_SCALAR
 // n vectors of stream words (n a multiple of VectorGroup) -> n Lanes(DW) /
 // w elements of kind at out, in stream order.
@@ -612,17 +623,16 @@ HWY_INLINE void ConvertVectors(const KindParams& p, const VW* w, size_t n, T* ou
       const __m512i high_halves = _mm512_set_epi16(
           63, 61, 59, 57, 55, 53, 51, 49, 47, 45, 43, 41, 39, 37, 35, 33,
           31, 29, 27, 25, 23, 21, 19, 17, 15, 13, 11, 9, 7, 5, 3, 1);
-      if constexpr (kPack) {
-        for (; g + 2 <= n; g += 2) {
+      for (; g + 2 <= n; g += 2) {
+        if constexpr (kPack) {
           Put(d16, PackBfloat16(UniformFloat(p, w[g]), UniformFloat(p, w[g + 1])),
               reinterpret_cast<uint16_t*>(out + g * N), stream);
+        } else {
+          const VW a = Bfloat16Rounded(UniformFloat(p, w[g]));
+          const VW b = Bfloat16Rounded(UniformFloat(p, w[g + 1]));
+          Put(d16, hn::Vec<decltype(d16)>{_mm512_permutex2var_epi16(a.raw, high_halves, b.raw)},
+              reinterpret_cast<uint16_t*>(out + g * N), stream);
         }
-      }
-      for (; g + 2 <= n; g += 2) {
-        const VW a = Bfloat16Rounded(UniformFloat(p, w[g]));
-        const VW b = Bfloat16Rounded(UniformFloat(p, w[g + 1]));
-        Put(d16, hn::Vec<decltype(d16)>{_mm512_permutex2var_epi16(a.raw, high_halves, b.raw)},
-            reinterpret_cast<uint16_t*>(out + g * N), stream);
       }
     }
 #endif
@@ -638,11 +648,9 @@ HWY_INLINE void ConvertVectors(const KindParams& p, const VW* w, size_t n, T* ou
 // (kPack as for ConvertVectors, chosen here as GenerateConverted chooses it.)
 template <GenerateKind kKind, bool kPack = false>
 void ConvertWords(const KindParams& p, const uint32_t* words, uint64_t n, void* dst) {
-#if HWY_TARGET <= HWY_AVX3 && HWY_ARCH_X86
-  if constexpr (kKind == GenerateKind::kUniformBfloat16 && !kPack) {
+  if constexpr (HasPackVariant<kKind, kPack>()) {
     if (p.bf16_pack) return ConvertWords<kKind, true>(p, words, n, dst);
   }
-#endif
   using T = typename detail::KindTraits<kKind>::Type;
   constexpr int kW = detail::KindTraits<kKind>::kWords;
   constexpr size_t kGroup = VectorGroup<kKind>();
@@ -803,12 +811,10 @@ void GenerateConverted(const detail::Stream& s, uint64_t first, uint64_t count, 
   (void)streaming;
   GenerateChunked<kKind>(s, first, count, dst);
 #else
-#if HWY_TARGET <= HWY_AVX3 && HWY_ARCH_X86
-  if constexpr (kKind == GenerateKind::kUniformBfloat16 && !kPack) {
+  if constexpr (HasPackVariant<kKind, kPack>()) {
     // Decided once per call, so that each loop is compiled for one rounding.
     if (s.params.bf16_pack) return GenerateConverted<kKind, true>(s, first, count, dst, streaming);
   }
-#endif
   using T = typename detail::KindTraits<kKind>::Type;
   constexpr uint64_t kPerBlock = 4 / detail::KindTraits<kKind>::kWords;  // elements
   constexpr size_t kOut = size_t{1} << kLog2LanesPerChunk;  // transposed vectors per batch

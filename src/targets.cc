@@ -168,9 +168,10 @@ bool CpuHasBfloat16Pack() noexcept {
   static const bool has = [] {
 #if defined(__x86_64__) || defined(__i386__)
     // CPUID leaf 7, subleaf 1: EAX bit 5 is AVX512_BF16. The AVX3 target
-    // being supported says the OS saves the 512-bit state.
+    // being supported (as the selection read it) says the OS saves the
+    // 512-bit state.
     unsigned a = 0, b = 0, c = 0, d = 0;
-    if ((hwy::SupportedTargets() & HWY_AVX3) == 0) return false;
+    if ((GetSelection().supported_bits & HWY_AVX3) == 0) return false;
     if (__get_cpuid_count(7, 1, &a, &b, &c, &d) == 0) return false;
     return ((a >> 5) & 1) != 0;
 #else

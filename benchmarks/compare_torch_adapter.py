@@ -36,8 +36,6 @@ import torch
 
 from side_by_side import cpu_name, fmt, summary
 
-rt = None  # randtensor.torch, or torch_capi.CapiTorch (main)
-
 P = 0.5  # bernoulli's p
 
 
@@ -60,8 +58,9 @@ def paired(theirs, ours, repeat):
     return t_theirs, t_ours
 
 
-def calls(t):
-    """(distribution, torch's call, randtensor.torch's call) on tensor t."""
+def calls(t, rt):
+    """(distribution, torch's call, randtensor's call) on tensor t; rt is
+    randtensor.torch or a torch_capi.CapiTorch."""
     g = rt.Generator(seed=1)
     return [
         ("uniform", lambda: t.uniform_(), lambda: rt.uniform_(t, generator=g)),
@@ -70,14 +69,14 @@ def calls(t):
     ]
 
 
-def measure(mib, repeat, thread_counts):
+def measure(mib, repeat, thread_counts, rt):
     rows = []
     for threads in thread_counts:
         torch.set_num_threads(threads)
         for dtype in (torch.float32, torch.bfloat16):
             itemsize = torch.empty(0, dtype=dtype).element_size()  # torch 1.13: no dtype.itemsize
             t = torch.empty(mib * (1 << 20) // itemsize, dtype=dtype)
-            for dist, theirs, ours in calls(t):
+            for dist, theirs, ours in calls(t, rt):
                 t_theirs, t_ours = paired(theirs, ours, repeat)
                 rows.append({
                     "threads": threads, "torch_threads": torch.get_num_threads(),
@@ -117,7 +116,6 @@ def main():
     ap.add_argument("--capi", default=None, metavar="LIB",
                     help="fill through librandtensor's C API at LIB instead of the module")
     args = ap.parse_args()
-    global rt
     if args.capi:
         from torch_capi import CapiTorch
         rt = CapiTorch(args.capi)
@@ -130,7 +128,7 @@ def main():
     thread_counts = (sorted({int(t) for t in args.threads.split(",")}) if args.threads
                      else sorted({1, os.cpu_count() or 1}))
     default_threads = torch.get_num_threads()
-    rows = measure(args.mib, args.repeat, thread_counts)
+    rows = measure(args.mib, args.repeat, thread_counts, rt)
     torch.set_num_threads(default_threads)
     report(rows, args.mib, args.repeat, default_threads, version, target)
     if args.json:

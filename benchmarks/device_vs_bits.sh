@@ -3,8 +3,15 @@
 # `bash .carry/nN/run.sh`, with D set to that folder): $D holds
 # randtensor_bench, libs/ (its shared libraries) and one folder per library
 # tree (old, new, ...), each with librandtensor.so.0.1; the JSON goes to
-# /tmp/j, and the caller tars it into $OUT.
+# /tmp/j, and `finish` tars it into $OUT. Sourcing it prints the machine.
 mkdir -p /tmp/j
+lscpu | grep -E "Model name|^CPU\(s\)"; uptime
+
+# finish: the load after the runs, and the JSON into $OUT/raw.tgz.
+finish() {
+  uptime
+  tar czf "$OUT/raw.tgz" -C /tmp j
+}
 vs_bits() { python3 "$D/../../benchmarks/vs_bits.py" "$@"; }
 
 # bench TREE OUTFILE FILTER [taskset CPU]: one randtensor_bench run of TREE.

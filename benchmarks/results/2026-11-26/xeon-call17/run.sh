@@ -9,8 +9,6 @@
 # (Call 17 itself ran float16 normals on 1 thread only, and printed kinds as "n-float32".)
 cd "$(dirname "$0")"; D=$PWD
 . "$D/../../benchmarks/device_vs_bits.sh"
-lscpu | grep -E "Model name|^CPU\(s\)"; uptime
 ab_rounds 5 'normal-float32|normal-float16|normal-float64' 'AVX3|AVX2' old new
 all_kinds 3 new
-uptime
-tar czf $OUT/raw.tgz -C /tmp j
+finish

@@ -470,9 +470,11 @@ HWY_INLINE void SinCosFloat(DF df, const V* fy, const V* v, V* sin_hi, V* sin_lo
     const V kb = MulAddExactProduct(fy[k], hn::Set(df, 0x1p-30f), magic);
     const V kf = hn::Sub(kb, magic);  // exact
     const V t1 = MulAddExactProduct(kf, hn::Set(df, -kPio2F1), v[k]);  // exact
-    const V p2 = hn::Mul(kf, hn::Set(df, kPio2F2));                    // exact
-    rh[k] = hn::Sub(t1, p2);
-    rl[k] = MulAddExactProduct(kf, hn::Set(df, -kPio2F3), hn::Sub(hn::Sub(t1, rh[k]), p2));
+    // kf kPio2F2 is exact, so t1 - kf kPio2F2 rounds once, fused or not.
+    const V minus_f2 = hn::Set(df, -kPio2F2);
+    rh[k] = MulAddExactProduct(kf, minus_f2, t1);
+    rl[k] = MulAddExactProduct(kf, hn::Set(df, -kPio2F3),
+                               MulAddExactProduct(kf, minus_f2, hn::Sub(t1, rh[k])));
     r2[k] = hn::Mul(rh[k], rh[k]);
     k_bits[k] = hn::BitCast(hn::RebindToUnsigned<DF>(), kb);
   });
@@ -530,19 +532,21 @@ HWY_INLINE V ProductFloat(DF df, V sh, V sl, V ch, V cl) {
 // sign moved from z to std: sin v = sign_q (a or b), and fma(sign z', std,
 // mean) = fma(z', sign std, mean) bit for bit (the exact product is the
 // same, its zero's sign included). So the sign costs nothing per element
-// where a permute can look up sign std by q: on AVX2, lane i of `sin` and
-// `cos` holds std with the sign of sin v and of cos v in quadrant i mod 4
-// (vpermps reads the low 3 bits of k_bits: k is in [0, 4]), five operations
-// per vector of pairs where QuadrantFloat's signs and selection took ten:
-// normal float32 +3% on Zen 4 and the Xeon. Elsewhere, AVX-512 included,
-// QuadrantFloat makes the signs: there the permute was 2% faster in the
-// benchmark on the Xeon but 10% slower through the Python module on Zen 4
-// (docs/kernel-speed.md). Built once per call.
+// where a permute can look up sign std by q: on AVX2 and AVX-512, lane i of
+// `sin` and `cos` holds std with the sign of sin v and of cos v in quadrant
+// i mod 4 (vpermps reads the low 3 or 4 bits of k_bits: k is in [0, 4]),
+// five operations per vector of pairs where QuadrantFloat's signs and
+// selection took nine or ten: normal float32 +3% on AVX2 (Zen 4, Xeon),
+// +0.5-1% on AVX-512 (Zen 4). AVX-512 had gone back to QuadrantFloat when the
+// permute made the Python module 10% slower on Zen 4 (cause not found);
+// since the pairs come from the Philox state's order (NormalFromBlocks) the
+// module runs as fast with it as without (docs/kernel-speed.md). SSE4,
+// SSSE3 and SCALAR use QuadrantFloat. Built once per call.
 template <class DF>
 struct NormalScale {
   using V = hn::Vec<DF>;
   NormalScale(DF df, float std_value, float mean_value) : mean(hn::Set(df, mean_value)) {
-#if HWY_TARGET == HWY_AVX2 && HWY_ARCH_X86
+#if (HWY_TARGET == HWY_AVX2 || HWY_TARGET <= HWY_AVX3) && HWY_ARCH_X86
     const hn::RebindToUnsigned<DF> du;
     HWY_ALIGN uint32_t sin_signs[hn::MaxLanes(du)], cos_signs[hn::MaxLanes(du)];
     for (size_t i = 0; i < hn::Lanes(du); ++i) {
@@ -564,7 +568,15 @@ struct NormalScale {
 template <class DF, class V = hn::Vec<DF>, class VU = hn::Vec<hn::RebindToUnsigned<DF>>>
 HWY_INLINE void QuadrantAffine(DF df, const NormalScale<DF>& scale, VU k_bits, V a, V b,
                                V* t_sin, V* t_cos) {
-#if HWY_TARGET == HWY_AVX2 && HWY_ARCH_X86
+#if HWY_TARGET <= HWY_AVX3 && HWY_ARCH_X86
+  const V std_sin{_mm512_permutexvar_ps(k_bits.raw, scale.sin.raw)};
+  const V std_cos{_mm512_permutexvar_ps(k_bits.raw, scale.cos.raw)};
+  const __mmask16 odd = _mm512_test_epi32_mask(k_bits.raw, _mm512_set1_epi32(1));
+  const V sel_sin{_mm512_mask_blend_ps(odd, a.raw, b.raw)};
+  const V sel_cos{_mm512_mask_blend_ps(odd, b.raw, a.raw)};
+  *t_sin = FmaF(df, sel_sin, std_sin, scale.mean);
+  *t_cos = FmaF(df, sel_cos, std_cos, scale.mean);
+#elif HWY_TARGET == HWY_AVX2 && HWY_ARCH_X86
   const V std_sin{_mm256_permutevar8x32_ps(scale.sin.raw, k_bits.raw)};
   const V std_cos{_mm256_permutevar8x32_ps(scale.cos.raw, k_bits.raw)};
   // q odd in the sign bit: vblendvps reads only that bit.

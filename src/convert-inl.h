@@ -456,6 +456,53 @@ HWY_INLINE VD UnitDouble(VU64 l, double scale) {
   return math::MulAddExactProduct(DoubleOfZ53(Z53(l)), hn::Set(dd, scale),
                                   hn::Set(dd, scale * 0.5));
 }
+
+// uniform float64 of z53 values z (SPEC.md section 8): t = fma(u53, R, L),
+// t = H flipped to L. uniform(0, 2^k): t = u53 2^k in one multiply-add of
+// float(z), and t = H exactly where u53 = 1, i.e. z = 2^53 - 1 (z 2^-53 +
+// 2^-54 is then the midpoint 1 - 2^-54, which rounds to even, 1): L = 0
+// there.
+HWY_INLINE void UniformDoubleOfZ(const KindParams& p, VU64 z, double* out, bool stream) {
+  const DD dd;
+  const DU64 du;
+  if (p.unit_scale) {
+    const VD mul = hn::Set(dd, p.scale_mul_d), add = hn::Set(dd, p.scale_add_d);
+    const VU64 top = hn::Set(du, (uint64_t{1} << 53) - 1);
+#if HWY_TARGET <= HWY_AVX3 && HWY_ARCH_X86
+    const __mmask8 keep = _mm512_cmplt_epu64_mask(z.raw, top.raw);
+    Put(dd, VD{_mm512_maskz_fmadd_pd(keep, DoubleOfZ53(z).raw, mul.raw, add.raw)}, out, stream);
+#else
+    const hn::RebindToSigned<DU64> di64;  // z < 2^53: the signed compare is exact
+    const auto keep = hn::RebindMask(dd, hn::Lt(hn::BitCast(di64, z), hn::BitCast(di64, top)));
+    Put(dd, hn::IfThenElseZero(keep, math::MulAddExactProduct(DoubleOfZ53(z), mul, add)), out,
+        stream);
+#endif
+    return;
+  }
+  const VD u = math::MulAddExactProduct(DoubleOfZ53(z), hn::Set(dd, 0x1p-53), hn::Set(dd, 0x1p-54));
+  const VD t = math::FmaD(dd, u, hn::Set(dd, p.range_d), hn::Set(dd, p.low_d));
+  Put(dd, hn::IfThenElse(hn::Eq(t, hn::Set(dd, p.high_d)), hn::Set(dd, p.low_d), t), out, stream);
+}
+
+#if HWY_TARGET <= HWY_AVX3 && HWY_ARCH_X86
+// uniform float64 straight from one vector of Philox blocks after round 9, in
+// the state's order (as NormalFromBlocks): a block's elements are (w0, w1)
+// and (w2, w3), so z53 = a ^ (b << 21) is made in 32-bit halves, low a ^
+// (b << 21 mod 2^32) and high b >> 11, and one transpose puts each z's
+// halves together in memory order: 6 + 8 operations per 16 blocks (32
+// elements), where the fused round 9 (6 more than a plain one) and Z53 on
+// whole lanes (3 per 8 elements) took 18.
+HWY_INLINE void UniformDoubleFromBlocks(const KindParams& p, VW w0, VW w1, VW w2, VW w3,
+                                        double* out, bool stream) {
+  const DU64 du;
+  const size_t N64 = hn::Lanes(du);
+  const auto low = [](VW a, VW b) { return hn::Xor(a, hn::ShiftLeft<21>(b)); };
+  TransposeBlocks(low(w0, w1), hn::ShiftRight<11>(w1), low(w2, w3), hn::ShiftRight<11>(w3),
+                  [&](VW z, size_t i) {
+                    UniformDoubleOfZ(p, hn::BitCast(du, z), out + i * N64, stream);
+                  });
+}
+#endif
 #endif
 
 // Wide integers: low + (((a << 32) | b) mod r); low + m is within the
@@ -596,32 +643,8 @@ HWY_INLINE void ConvertVectors(const KindParams& p, const VW* w, size_t n, T* ou
       Put(dd, hn::InterleaveUpper(dd, z0, z1), out + (g + 1) * N64, stream);
     }
   } else if constexpr (kKind == GenerateKind::kUniformFloat64) {
-    if (p.unit_scale) {
-      // uniform(0, 2^k): t = u53 2^k in one multiply-add of float(z), and
-      // t = H exactly where u53 = 1, i.e. z = 2^53 - 1 (z 2^-53 + 2^-54 is
-      // then the midpoint 1 - 2^-54, which rounds to even, 1): L = 0 there.
-      const VD mul = hn::Set(dd, p.scale_mul_d), add = hn::Set(dd, p.scale_add_d);
-      const VU64 top = hn::Set(du, (uint64_t{1} << 53) - 1);
-      for (size_t g = 0; g < n; ++g) {
-        const VU64 z = Z53(hn::BitCast(du, w[g]));
-#if HWY_TARGET <= HWY_AVX3 && HWY_ARCH_X86
-        const __mmask8 keep = _mm512_cmplt_epu64_mask(z.raw, top.raw);
-        Put(dd, VD{_mm512_maskz_fmadd_pd(keep, DoubleOfZ53(z).raw, mul.raw, add.raw)},
-            out + g * N64, stream);
-#else
-        const hn::RebindToSigned<DU64> di64;  // z < 2^53: the signed compare is exact
-        const auto keep = hn::RebindMask(dd, hn::Lt(hn::BitCast(di64, z), hn::BitCast(di64, top)));
-        Put(dd, hn::IfThenElseZero(keep, math::MulAddExactProduct(DoubleOfZ53(z), mul, add)),
-            out + g * N64, stream);
-#endif
-      }
-      return;
-    }
     for (size_t g = 0; g < n; ++g) {
-      const VD t = math::FmaD(dd, UnitDouble(hn::BitCast(du, w[g]), 0x1p-53), hn::Set(dd, p.range_d),
-                              hn::Set(dd, p.low_d));
-      Put(dd, hn::IfThenElse(hn::Eq(t, hn::Set(dd, p.high_d)), hn::Set(dd, p.low_d), t),
-                   out + g * N64, stream);
+      UniformDoubleOfZ(p, Z53(hn::BitCast(du, w[g])), out + g * N64, stream);
     }
   } else if constexpr (kKind == GenerateKind::kBernoulliFloat64) {
     for (size_t g = 0; g < n; ++g) {
@@ -884,8 +907,8 @@ void GenerateConverted(const detail::Stream& s, uint64_t first, uint64_t count, 
   // stores straight from registers (`to` aligned to the vector size). The
   // rounds are the bits kernel's (UniformRun, LastRound): 0 and 1 from
   // uniform counter words, 9 fused with the transpose that hands the words in
-  // stream order to ConvertVectors (float normals on AVX-512: round 9 plain,
-  // NormalFromBlocks). Groups of kBatches vectors and single
+  // stream order to ConvertVectors (float normals and uniform float64 on
+  // AVX-512: round 9 plain, kFromBlocks). Groups of kBatches vectors and single
   // ones for the rest: two instantiations per kind and target, not one per
   // group size (the conversions make this file the build's longest compile).
   // The one vector whose counter word 0 carries (once per 2^32 blocks) goes
@@ -894,10 +917,10 @@ void GenerateConverted(const detail::Stream& s, uint64_t first, uint64_t count, 
   // round of the whole group, not batch by batch inside it, where the other
   // batches' state crowded them (about 10% slower on Zen 5).
   constexpr bool kLong = IsFloatNormal(kKind) || kKind == GenerateKind::kNormalFloat64;
-  // Float normals on AVX-512 take their pairs from the state's order, round 9
-  // unfused (NormalFromBlocks).
+  // Float normals and uniform float64 on AVX-512 take their words from the
+  // state's order, round 9 unfused (NormalFromBlocks, UniformDoubleFromBlocks).
 #if HWY_TARGET <= HWY_AVX3 && HWY_ARCH_X86
-  constexpr bool kFromBlocks = IsFloatNormal(kKind);
+  constexpr bool kFromBlocks = IsFloatNormal(kKind) || kKind == GenerateKind::kUniformFloat64;
 #else
   constexpr bool kFromBlocks = false;
 #endif
@@ -925,8 +948,12 @@ void GenerateConverted(const detail::Stream& s, uint64_t first, uint64_t count, 
             Round<kK>(x0, x1, x2, x3, s.keys.k0[philox::kRounds - 1],
                       s.keys.k1[philox::kRounds - 1]);
             for (size_t b = 0; b < kK; ++b) {
-              NormalFromBlocks<kKind>(scale, x0[b], x1[b], x2[b], x3[b],
-                                      to + (done + b) * per_vector, stream);
+              T* const dst = to + (done + b) * per_vector;
+              if constexpr (kKind == GenerateKind::kUniformFloat64) {
+                UniformDoubleFromBlocks(params, x0[b], x1[b], x2[b], x3[b], dst, stream);
+              } else {
+                NormalFromBlocks<kKind>(scale, x0[b], x1[b], x2[b], x3[b], dst, stream);
+              }
             }
 #endif
           } else if constexpr (kLong) {

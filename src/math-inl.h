@@ -381,10 +381,11 @@ HWY_INLINE void NegLogFloat(DF df, const V* u, V* hi, V* lo) {
   Each<K>([&](size_t k) { q[k] = FmaF(df, q[k], t3[k], ch[2][k]); });
   // a = -e ln2_hi + t rounded; a + e ln2_hi is exact (|e ln2_hi| >= |t|
   // when e != 0, and t itself when e = 0), so t minus it is a's rounding error.
+  // (e ln2_hi is exact, so a and a + e ln2_hi are each one exact-product
+  // multiply-add: the same roundings as a multiply, then an add or a sub.)
   Each<K>([&](size_t k) {
-    const V e_hi = hn::Mul(e[k], hn::Set(df, -kLn2HiF));  // exact
-    const V a = hn::Add(e_hi, t[k]);
-    const V a_err = hn::Sub(t[k], hn::Sub(a, e_hi));
+    const V a = MulAddExactProduct(e[k], hn::Set(df, -kLn2HiF), t[k]);
+    const V a_err = hn::Sub(t[k], MulAddExactProduct(e[k], hn::Set(df, kLn2HiF), a));
     const V rest = FmaF(df, t2[k], q[k], FmaF(df, e[k], hn::Set(df, -kLn2LoF), a_err));
     const V sum = hn::Add(a, rest);  // Fast2Sum: |a| >= |rest|
     hi[k] = sum;

@@ -163,6 +163,16 @@ HWY_INLINE void StoreHalf(VF t, uint16_t* dst, bool stream = false) {
   Store16(kBfloat16 ? Bfloat16Bits(t) : Float16Bits(t), dst, stream);
 }
 
+// Stores a vector of normal kKind's values t (float32, float16, bfloat16).
+template <GenerateKind kKind, typename T>
+HWY_INLINE void StoreNormal(VF t, T* dst, bool stream = false) {
+  if constexpr (kKind == GenerateKind::kNormalFloat32) {
+    Put(DF(), t, dst, stream);
+  } else {
+    StoreHalf<kKind == GenerateKind::kNormalBfloat16>(t, dst, stream);
+  }
+}
+
 // uniform: t = fma(u, R, L) in float; t == H flips to L (PyTorch's (0, 1] ->
 // [0, 1)). For float16/bfloat16, PyTorch casts the bounds to the output type
 // first (L, H and R are values of that type, R = half(H - L)), rounds t once
@@ -395,12 +405,7 @@ HWY_INLINE void NormalFromBlocks(const math::NormalScale<DF>& scale, VW w0, VW w
   const size_t N = hn::Lanes(dw);
   TransposeBlocks(hn::BitCast(dw, t_sin[0]), hn::BitCast(dw, t_cos[0]), hn::BitCast(dw, t_sin[1]),
                   hn::BitCast(dw, t_cos[1]), [&](VW t, size_t i) {
-                    if constexpr (kKind == GenerateKind::kNormalFloat32) {
-                      Put(df, hn::BitCast(df, t), out + i * N, stream);
-                    } else {
-                      StoreHalf<kKind == GenerateKind::kNormalBfloat16>(hn::BitCast(df, t),
-                                                                        out + i * N, stream);
-                    }
+                    StoreNormal<kKind>(hn::BitCast(df, t), out + i * N, stream);
                   });
 }
 #endif
@@ -449,13 +454,14 @@ HWY_INLINE VD DoubleOfZ53(VU64 z) {
 #endif
 }
 
-// u53 (scale 2^-53) or v (scale 2^-52) of the word pairs in l's lanes:
-// z scale + scale / 2, the product exact, so one rounding fused or not.
-HWY_INLINE VD UnitDouble(VU64 l, double scale) {
+// u53 (scale 2^-53) or v (scale 2^-52) of z53 values z: z scale + scale /
+// 2, the product exact, so one rounding fused or not.
+HWY_INLINE VD UnitDoubleOfZ(VU64 z, double scale) {
   const DD dd;
-  return math::MulAddExactProduct(DoubleOfZ53(Z53(l)), hn::Set(dd, scale),
-                                  hn::Set(dd, scale * 0.5));
+  return math::MulAddExactProduct(DoubleOfZ53(z), hn::Set(dd, scale), hn::Set(dd, scale * 0.5));
 }
+// ... of the word pairs in l's lanes.
+HWY_INLINE VD UnitDouble(VU64 l, double scale) { return UnitDoubleOfZ(Z53(l), scale); }
 
 // uniform float64 of z53 values z (SPEC.md section 8): t = fma(u53, R, L),
 // t = H flipped to L. uniform(0, 2^k): t = u53 2^k in one multiply-add of
@@ -479,8 +485,7 @@ HWY_INLINE void UniformDoubleOfZ(const KindParams& p, VU64 z, double* out, bool 
 #endif
     return;
   }
-  const VD u = math::MulAddExactProduct(DoubleOfZ53(z), hn::Set(dd, 0x1p-53), hn::Set(dd, 0x1p-54));
-  const VD t = math::FmaD(dd, u, hn::Set(dd, p.range_d), hn::Set(dd, p.low_d));
+  const VD t = math::FmaD(dd, UnitDoubleOfZ(z, 0x1p-53), hn::Set(dd, p.range_d), hn::Set(dd, p.low_d));
   Put(dd, hn::IfThenElse(hn::Eq(t, hn::Set(dd, p.high_d)), hn::Set(dd, p.low_d), t), out, stream);
 }
 
@@ -621,13 +626,7 @@ HWY_INLINE void ConvertVectors(const KindParams& p, const VW* w, size_t n, T* ou
       constexpr size_t kK = decltype(k_pairs)::value;
       VF t[2 * kK];
       BoxMullerFloat<kK>(scale, w + g, t);
-      for (size_t k = 0; k < 2 * kK; ++k) {
-        if constexpr (kKind == GenerateKind::kNormalFloat32) {
-          Put(DF(), t[k], out + (g + k) * N, stream);
-        } else {
-          StoreHalf<kKind == GenerateKind::kNormalBfloat16>(t[k], out + (g + k) * N, stream);
-        }
-      }
+      for (size_t k = 0; k < 2 * kK; ++k) StoreNormal<kKind>(t[k], out + (g + k) * N, stream);
     };
     size_t g = 0;
     for (; g + 4 <= n; g += 4) pairs(std::integral_constant<size_t, 2>(), g);
@@ -746,13 +745,7 @@ void ConvertWords(const KindParams& p, const uint32_t* words, uint64_t n, void* 
       if (i % 2 != 0) continue;
       VF t[2];
       BoxMullerFloatPair(scale, words[i], i + 1 < n ? words[i + 1] : 0u, &t[0], &t[1]);
-      for (uint64_t k = 0; k < 2 && i + k < n; ++k) {
-        if constexpr (kKind == GenerateKind::kNormalFloat32) {
-          out[i + k] = hn::GetLane(t[k]);
-        } else {
-          StoreHalf<kKind == GenerateKind::kNormalBfloat16>(t[k], out + i + k);
-        }
-      }
+      for (uint64_t k = 0; k < 2 && i + k < n; ++k) StoreNormal<kKind>(t[k], out + i + k);
     } else if constexpr (kKind == GenerateKind::kNormalFloat64) {
       if (i % 2 != 0) continue;
       const uint32_t* q = words + 2 * i;  // the pair's four words

@@ -331,16 +331,14 @@ HWY_INLINE void Integers(const KindParams& p, VW w, T* out, bool stream) {
 
 constexpr float kP32_2Pi = 0x1p-32f * 6.2831855f;  // exact: a power of two times a float
 
-// u = u32(x) (UnitFloat's value: its product is exact, so one multiply-add
-// rounds once on every target) and v = fma(float(y), P32_2PI, P32_2PI / 2)
-// of every word.
-HWY_INLINE VF UnitForLog(VW x) {
+// Box-Muller's inputs of the words x and y of every lane's pair: u = u32(x)
+// (UnitFloat), fy = float(y) (math::SinCosFloat's reduction reads it) and
+// v = fma(fy, P32_2PI, P32_2PI / 2).
+HWY_INLINE void BoxMullerInputs(VW x, VW y, VF* u, VF* fy, VF* v) {
   const DF df;
-  return math::MulAddExactProduct(FloatOfWord(x), hn::Set(df, 0x1p-32f), hn::Set(df, 0x1p-33f));
-}
-HWY_INLINE VF AngleFloat(VF fy) {  // fy = FloatOfWord(y)
-  const DF df;
-  return FmaExact(fy, hn::Set(df, kP32_2Pi), hn::Set(df, kP32_2Pi * 0.5f));
+  *u = UnitFloat(x);
+  *fy = FloatOfWord(y);
+  *v = FmaExact(*fy, hn::Set(df, kP32_2Pi), hn::Set(df, kP32_2Pi * 0.5f));
 }
 
 #if HWY_TARGET != HWY_SCALAR
@@ -373,9 +371,7 @@ HWY_INLINE void BoxMullerFloat(const math::NormalScale<DF>& scale, const VW* w, 
     const VW x = hn::OddEven(hn::BitCast(dw, hn::ShiftLeft<32>(hi)), hn::BitCast(dw, lo));
     const VW y = hn::OddEven(hn::BitCast(dw, hi), hn::BitCast(dw, hn::ShiftRight<32>(lo)));
 #endif
-    u[j] = UnitForLog(x);
-    fy[j] = FloatOfWord(y);
-    v[j] = AngleFloat(fy[j]);
+    BoxMullerInputs(x, y, &u[j], &fy[j], &v[j]);
   }
   math::BoxMullerLanes<K>(df, scale, u, fy, v, t_sin, t_cos);
   for (size_t j = 0; j < K; ++j) {
@@ -396,10 +392,9 @@ template <GenerateKind kKind, typename T>
 HWY_INLINE void NormalFromBlocks(const math::NormalScale<DF>& scale, VW w0, VW w1, VW w2, VW w3,
                                  T* out, bool stream) {
   const DF df;
-  const VF u[2] = {UnitForLog(w0), UnitForLog(w2)};
-  const VF fy[2] = {FloatOfWord(w1), FloatOfWord(w3)};
-  const VF v[2] = {AngleFloat(fy[0]), AngleFloat(fy[1])};
-  VF t_sin[2], t_cos[2];
+  VF u[2], fy[2], v[2], t_sin[2], t_cos[2];
+  BoxMullerInputs(w0, w1, &u[0], &fy[0], &v[0]);
+  BoxMullerInputs(w2, w3, &u[1], &fy[1], &v[1]);
   math::BoxMullerLanes<2>(df, scale, u, fy, v, t_sin, t_cos);
   const DW dw;
   const size_t N = hn::Lanes(dw);
@@ -414,7 +409,8 @@ HWY_INLINE void NormalFromBlocks(const math::NormalScale<DF>& scale, VW w0, VW w
 HWY_INLINE void BoxMullerFloatPair(const math::NormalScale<DF>& scale, uint32_t x, uint32_t y,
                                    VF* t0, VF* t1) {
   const DW dw;
-  const VF u = UnitForLog(hn::Set(dw, x)), fy = FloatOfWord(hn::Set(dw, y)), v = AngleFloat(fy);
+  VF u, fy, v;
+  BoxMullerInputs(hn::Set(dw, x), hn::Set(dw, y), &u, &fy, &v);
   math::BoxMullerLanes<1>(DF(), scale, &u, &fy, &v, t0, t1);
 }
 #endif

@@ -84,21 +84,6 @@ torch_ab() {
   done > "$OUT/torch.txt" 2>&1
 }
 
-# torch_runs RUNS: randtensor's Python module built for the host's Python
-# from $D/librandtensor.a (pybind11 and dlpack headers in $D/inc), then
-# RUNS pinned runs of compare_torch_adapter.py at one thread into
-# $OUT/torch.txt (the build's messages in $OUT/build.txt).
-torch_runs() {
-  local runs=$1 R=$D/../.. inc suf i
-  inc=$(python3 -c "import sysconfig; print(sysconfig.get_paths()['include'])")
-  suf=$(python3 -c "import sysconfig; print(sysconfig.get_config_var('EXT_SUFFIX'))")
-  mkdir -p /tmp/mod/randtensor && cp "$R"/python/randtensor/*.py /tmp/mod/randtensor/
-  g++ -O2 -std=c++17 -shared -fPIC -fvisibility=hidden -I"$R/include" -I"$D/inc" -I"$inc" \
-      "$R/python/src/core.cc" "$R/python/src/bitgen.cc" -DRANDTENSOR_VERSION='"0.1.0"' \
-      "$D/librandtensor.a" "$D/libs/libhwy.so.1" -lpthread -Wl,--exclude-libs,ALL \
-      -o "/tmp/mod/randtensor/_core$suf" > "$OUT/build.txt" 2>&1
-  for i in $(seq "$runs"); do
-    (cd "$R/benchmarks" && LD_LIBRARY_PATH=$D/libs PYTHONPATH=/tmp/mod taskset -c 2 \
-      python3 compare_torch_adapter.py --threads 1 --repeat 9)
-  done > "$OUT/torch.txt" 2>&1
-}
+# torch_runs RUNS: torch_ab of the one library $D/librandtensor.a (the
+# module's build messages in $OUT/build-librandtensor.txt).
+torch_runs() { torch_ab "$1" librandtensor; }

@@ -6,7 +6,8 @@
 # Python module built there from the new static library and issue 15's
 # torch ratios at one thread (two runs, pinned).
 # (The module build and the torch runs now come from the helper's
-# torch_runs: the same commands as ran.)
+# torch_runs: the same commands as ran; the helper now heads each run with
+# a "==" line and names the build log build-librandtensor.txt.)
 cd "$(dirname "$0")"; D=$PWD
 . "$D/../../benchmarks/device_vs_bits.sh"
 ab_rounds 5 'normal-float32|normal-float16|normal-bfloat16' 'AVX3' old new

@@ -49,6 +49,7 @@ test_packages=(
   python3-dask python3-distributed   # randtensor.dask and its LocalCluster tests
   libopenmpi-dev openmpi-bin python3-mpi4py   # the MPI CLI, its examples and tests
   python3-torch                      # PyTorch CPU: randtensor.torch and its tests; benchmarks/compare_*.py
+  libtorch-dev                       # building randtensor.torch's backend (python/torch_backend)
   valgrind                           # its virtual CPU has no AVX-512: tests/no_avx512_cpu_test.py
 )
 bench_packages=()                    # (PyTorch moved to test: randtensor.torch's tests need it)

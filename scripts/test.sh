@@ -17,6 +17,7 @@ python=/usr/bin/python3
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DPython3_EXECUTABLE="$python" \
   -DRANDTENSOR_BUILD_TESTS=ON -DRANDTENSOR_BUILD_BENCHMARKS=ON \
   -DRANDTENSOR_BUILD_PYTHON=ON -DRANDTENSOR_BUILD_STATS=ON -DRANDTENSOR_BUILD_MPI=ON \
+  -DRANDTENSOR_BUILD_TORCH_BACKEND=ON \
   -DRANDTENSOR_WERROR=ON
 cmake --build "$build" -j "$jobs"
 # Optional Python engines (dask, torch) and valgrind are required here, not skipped.

@@ -28,10 +28,12 @@ tensor outside inference mode).
 Importing this module imports torch; `import randtensor` alone does not.
 """
 
+import contextlib
 import operator
 import os
 import struct
 import threading
+import warnings
 
 import numpy as np
 import torch
@@ -41,6 +43,12 @@ from randtensor import replay as _replay
 
 __all__ = [
     "Generator",
+    "get_offset",
+    "install",
+    "installed",
+    "is_installed",
+    "set_offset",
+    "uninstall",
     "bernoulli_",
     "default_generator",
     "dropout",
@@ -547,3 +555,132 @@ def dropout(x, p=0.5, training=True, generator=None, threads=None):
     # the first is exact (keep is 0 or 1).
     output = wide.mul(mask).mul(_scale(x, p1m))
     return output.to(x.dtype), mask
+
+
+# ---------------------------------------------------------------------------
+# The backend: PyTorch's own random operators served by randtensor
+
+_backend_lock = threading.Lock()
+_backend_loaded = False
+_fork_hook_registered = False
+_installed_with = None  # install()'s (order, gpu) while installed
+
+
+def _load_backend():
+    """Loads _torch_backend.so (built with the package against this torch's
+    libtorch) into torch's dispatcher, once."""
+    global _backend_loaded
+    with _backend_lock:
+        if _backend_loaded:
+            return
+        path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_torch_backend.so")
+        if not os.path.exists(path):
+            raise ImportError(
+                f"randtensor.torch.install: {path} is missing: randtensor was built without "
+                "libtorch (Debian: apt-get install libtorch-dev, then rebuild)")
+        torch.ops.load_library(path)
+        _backend_loaded = True
+
+
+def _gpu_geometry(gpu):
+    """(sm_count, threads_per_sm) from a preset name, a pair, or None (one
+    element per GPU thread: exact for tensors up to the GPU's thread count)."""
+    if gpu is None:
+        return 0, 0
+    if isinstance(gpu, str):
+        presets = {name: geometry for name, geometry in _replay.gpu_presets().items()}
+        if gpu.lower() not in presets:
+            raise ValueError(f"gpu = {gpu!r} is not a preset ({', '.join(sorted(presets))}); "
+                             "give (sm_count, threads_per_sm) instead")
+        return tuple(presets[gpu.lower()])
+    try:
+        sm_count, threads_per_sm = (operator.index(v) for v in gpu)
+    except (TypeError, ValueError):
+        raise TypeError(f"gpu = {gpu!r} is not a preset name or (sm_count, threads_per_sm)") \
+            from None
+    return sm_count, threads_per_sm
+
+
+def _reseed_after_fork():
+    """A forked child continues from its own entropy seed, not from the
+    parent's position: two processes never draw the same stream words unless
+    one of them seeds itself (DataLoader workers do, with distinct seeds)."""
+    if _backend_loaded and torch.ops.randtensor.installed():
+        torch.default_generator.seed()
+
+
+def install(order="stream", gpu=None):
+    """Makes PyTorch's CPU random operators randtensor's, for the whole process.
+
+    Unchanged PyTorch code (w.normal_(), torch.rand, nn.init.*, F.dropout,
+    torch.randint, ...) then draws from randtensor's Philox stream, on all of
+    torch.get_num_threads() threads. A torch CPU generator's state is
+    (seed, offset) as torch.cuda's: torch.manual_seed(s) starts at offset 0,
+    and get_rng_state/set_rng_state/fork_rng save and restore it.
+
+    order="stream": element e of a tensor's logical order gets stream element
+      e from the generator's offset (layout and thread count never matter).
+    order="torch_cuda": what PyTorch on a CUDA GPU returns for the same seed
+      and the same calls (docs/torch.md lists what is exact and what is close).
+      gpu: a preset name ("h100-sxm", ...), (sm_count, threads_per_sm) as
+      torch.cuda.get_device_properties gives them, or None (exact only for
+      tensors of up to the GPU's thread count).
+
+    Calling it again changes the order; uninstall() restores PyTorch's kernels.
+    """
+    global _fork_hook_registered, _installed_with
+    if order not in ("stream", "torch_cuda"):
+        raise ValueError(f"order = {order!r} is not 'stream' or 'torch_cuda'")
+    sm_count, threads_per_sm = _gpu_geometry(gpu)
+    _load_backend()
+    with warnings.catch_warnings():
+        # Replacing a registered kernel is the point; torch warns of it.
+        warnings.filterwarnings("ignore", message=".*Overriding a previously registered kernel.*")
+        torch.ops.randtensor.install(order, sm_count, threads_per_sm)
+    _installed_with = (order, gpu)
+    with _backend_lock:
+        if not _fork_hook_registered and hasattr(os, "register_at_fork"):
+            os.register_at_fork(after_in_child=_reseed_after_fork)
+            _fork_hook_registered = True
+
+
+def uninstall():
+    """Gives PyTorch its own CPU random kernels back (a no-op when not installed)."""
+    global _installed_with
+    if _backend_loaded:
+        torch.ops.randtensor.uninstall()
+    _installed_with = None
+
+
+def is_installed():
+    """Whether install() is in effect."""
+    return _backend_loaded and torch.ops.randtensor.installed()
+
+
+@contextlib.contextmanager
+def installed(order="stream", gpu=None):
+    """install() for a with-block; on leaving, the state before it (PyTorch's
+    kernels, or the earlier install() and its order) returns."""
+    before = _installed_with if is_installed() else None
+    install(order, gpu)
+    try:
+        yield
+    finally:
+        if before is not None:
+            install(*before)
+        else:
+            uninstall()
+
+
+def get_offset(generator=None):
+    """The stream offset of a torch CPU generator (default: torch's default
+    generator), as torch.cuda's get_offset: 4 * Philox blocks used since its
+    last seeding."""
+    _load_backend()
+    return torch.ops.randtensor.get_offset(generator)
+
+
+def set_offset(offset, generator=None):
+    """Moves a torch CPU generator to `offset` (a multiple of 4), keeping its seed."""
+    _load_backend()
+    torch.ops.randtensor.set_offset(generator, offset)

@@ -1,0 +1,640 @@
+// PyTorch's CPU random operators on randtensor: the kernels, and the
+// registration that install() adds to PyTorch's dispatcher and uninstall()
+// removes.
+//
+// Each operator goes through ATen's own argument checks (the templates of
+// ATen/native/DistributionTemplates.h, which PyTorch's CPU and CUDA kernels
+// share), so PyTorch's errors, bounds and edge cases stay PyTorch's; only the
+// values change: PyTorch CUDA's formulas (SPEC.md section 8 and
+// docs/torch.md) on randtensor's Philox stream.
+#include <ATen/ATen.h>
+#include <ATen/Dispatch.h>
+#include <ATen/Parallel.h>
+#include <ATen/native/DistributionTemplates.h>
+#include <ATen/ops/_sample_dirichlet_native.h>
+#include <ATen/ops/_standard_gamma_native.h>
+#include <ATen/ops/dropout_native.h>
+#include <torch/library.h>
+#include <torch/version.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "draw.h"
+#include "stream_position.h"
+
+namespace randtensor_torch {
+namespace {
+
+using randtensor::Distribution;
+using randtensor::ElementOrder;
+using Gen = c10::optional<at::Generator>;
+
+bool TorchCudaOrder() { return CurrentSettings().order == ElementOrder::kTorchCuda; }
+
+// The dtype PyTorch CUDA computes a continuous transform in: float for
+// float, half and bfloat16; double for double (at::acc_type on CUDA).
+at::ScalarType AccType(at::ScalarType type) {
+  return type == at::kDouble ? at::kDouble : at::kFloat;
+}
+
+// cuRAND's uniform u in (0, 1] of every element, in `type` (float: u32 of
+// one word; double: u53 of two): the library's uniform(0, 1) is exactly u
+// except that PyTorch's flip turned u == 1 into 0, which is undone here.
+at::Tensor CurandUniform(const char* op, const at::Tensor& like, at::ScalarType type,
+                         at::CPUGeneratorImpl* gen) {
+  at::Tensor u = at::empty_like(like, like.options().dtype(type));
+  Draw(op, u, Distribution::Uniform(0.0, 1.0), gen);
+  return u.masked_fill_(u == 0, 1.0);
+}
+
+// out[i] = f(u[i]) over two tensors of one shape and layout, in parallel.
+template <typename In, typename Out, typename F>
+void Transform(const at::Tensor& u, const at::Tensor& out, F f) {
+  const at::Tensor uc = u.contiguous();
+  at::Tensor oc = out.is_contiguous() ? out : at::empty(out.sizes(), out.options());
+  const In* in = uc.data_ptr<In>();
+  Out* dst = oc.data_ptr<Out>();
+  at::parallel_for(0, uc.numel(), 16384, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) dst[i] = f(in[i]);
+  });
+  if (!out.is_same(oc)) out.copy_(oc);
+}
+
+// ---------------------------------------------------------------- uniform
+
+template <typename RNG>
+struct UniformKernel {
+  void operator()(at::TensorIteratorBase& iter, double from, double to, Gen generator) {
+    const at::Tensor& self = iter.tensor(0);
+    auto* gen = CpuGenerator(generator);
+    if (from == to) {  // PyTorch still draws (range 0): same words, one value
+      Draw("uniform_", self, Distribution::Uniform(0.0, 1.0), gen);
+      self.fill_(from);
+      return;
+    }
+    Draw("uniform_", self, Distribution::Uniform(from, to), gen);
+  }
+};
+
+at::Tensor& Uniform_(at::Tensor& self, double from, double to, Gen gen) {
+  return at::native::templates::uniform_impl_<UniformKernel, at::CPUGeneratorImpl>(self, from, to,
+                                                                                    gen);
+}
+
+// ----------------------------------------------------------------- normal
+
+template <typename RNG>
+struct NormalKernel {
+  void operator()(const at::Tensor& self, double mean, double std, Gen generator) {
+    AT_DISPATCH_FLOATING_TYPES_AND2(at::kHalf, at::kBFloat16, self.scalar_type(),
+                                    "normal_kernel_cpu", [&] {});
+    Draw("normal_", self, Distribution::Normal(mean, std), CpuGenerator(generator));
+  }
+};
+
+using at::native::templates::normal_impl;
+using at::native::templates::normal_impl_;
+using at::native::templates::normal_out_impl;
+using Cpu = at::CPUGeneratorImpl;
+
+at::Tensor& Normal_(at::Tensor& self, double mean, double std, Gen gen) {
+  return normal_impl_<NormalKernel, Cpu>(self, mean, std, gen);
+}
+at::Tensor NormalTF(const at::Tensor& mean, double std, Gen gen) {
+  return normal_impl<NormalKernel, Cpu>(mean, std, gen);
+}
+at::Tensor& NormalTFOut(const at::Tensor& mean, double std, Gen gen, at::Tensor& out) {
+  return normal_out_impl<NormalKernel, Cpu>(out, mean, std, gen);
+}
+at::Tensor NormalFT(double mean, const at::Tensor& std, Gen gen) {
+  return normal_impl<NormalKernel, Cpu>(mean, std, gen);
+}
+at::Tensor& NormalFTOut(double mean, const at::Tensor& std, Gen gen, at::Tensor& out) {
+  return normal_out_impl<NormalKernel, Cpu>(out, mean, std, gen);
+}
+at::Tensor NormalTT(const at::Tensor& mean, const at::Tensor& std, Gen gen) {
+  return normal_impl<NormalKernel, Cpu>(mean, std, gen);
+}
+at::Tensor& NormalTTOut(const at::Tensor& mean, const at::Tensor& std, Gen gen, at::Tensor& out) {
+  return normal_out_impl<NormalKernel, Cpu>(out, mean, std, gen);
+}
+
+// -------------------------------------------------------------- bernoulli
+
+// Types the library's bernoulli writes; the others take its uint8 0/1.
+bool BernoulliHolds(at::ScalarType type) {
+  switch (type) {
+    case at::kByte: case at::kBool: case at::kInt: case at::kFloat: case at::kDouble:
+    case at::kHalf: case at::kBFloat16: return true;
+    default: return false;
+  }
+}
+
+template <typename RNG>
+struct BernoulliScalarKernel {
+  void operator()(const at::Tensor& self, double p, Gen generator) {
+    AT_DISPATCH_ALL_TYPES_AND3(at::kBool, at::kBFloat16, at::kHalf, self.scalar_type(),
+                               "bernoulli_scalar_cpu_", [&] {});
+    auto* gen = CpuGenerator(generator);
+    if (BernoulliHolds(self.scalar_type())) {
+      Draw("bernoulli_", self, Distribution::Bernoulli(p), gen);
+    } else {
+      at::Tensor bits = at::empty_like(self, self.options().dtype(at::kByte));
+      Draw("bernoulli_", bits, Distribution::Bernoulli(p), gen);
+      self.copy_(bits);
+    }
+  }
+};
+
+// bernoulli_(p tensor): PyTorch CUDA's `u <= p` with u = curand_uniform,
+// compared in p's type. Its CUDA element order (CUDA_tensor_apply2's grid,
+// one curand_init per four elements) is not replayed.
+template <typename RNG>
+struct BernoulliTensorKernel {
+  void operator()(const at::Tensor& self, const at::Tensor& p_, Gen generator) {
+    TORCH_CHECK_NOT_IMPLEMENTED(!TorchCudaOrder(),
+                                "bernoulli_ with a tensor of probabilities is not replayed in "
+                                "order='torch_cuda' (randtensor); use a float p or "
+                                "order='stream'");
+    AT_DISPATCH_FLOATING_TYPES_AND2(at::kHalf, at::kBFloat16, p_.scalar_type(),
+                                    "bernoulli_tensor_cpu_p_", [&] {});
+    const at::Tensor p = p_.to(at::kCPU).expand(self.sizes());
+    at::Tensor u = CurandUniform("bernoulli_", self, at::kFloat, CpuGenerator(generator));
+    self.copy_(u.le(p));
+  }
+};
+
+using at::native::templates::bernoulli_impl_;
+
+at::Tensor& BernoulliFloat_(at::Tensor& self, double p, Gen gen) {
+  return bernoulli_impl_<BernoulliScalarKernel, Cpu>(self, p, gen);
+}
+at::Tensor& BernoulliTensor_(at::Tensor& self, const at::Tensor& p, Gen gen) {
+  return bernoulli_impl_<BernoulliTensorKernel, Cpu>(self, p, gen);
+}
+at::Tensor& BernoulliOut(const at::Tensor& self, Gen gen, at::Tensor& out) {
+  return at::native::templates::bernoulli_out_impl<BernoulliTensorKernel, Cpu>(out, self, gen);
+}
+
+// ----------------------------------------------------------------- random
+
+// low + (x mod range) for every element into `self` (PyTorch CUDA's
+// random_from_to; the library's integers), through an int64 block where
+// the library has no type for self or low + range passes int64.
+void IntegersInto(const char* op, const at::Tensor& self, uint64_t range, int64_t base,
+                  at::CPUGeneratorImpl* gen) {
+  const at::ScalarType type = self.scalar_type();
+  const bool fits = range <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) &&
+                    static_cast<int64_t>(range) <= std::numeric_limits<int64_t>::max() - base;
+  const bool direct = fits && (type == at::kLong || type == at::kDouble ||
+                               (type == at::kInt && range < (uint64_t{1} << 28)) ||
+                               (type == at::kFloat && range < (uint64_t{1} << 24)));
+  if (direct) {
+    Draw(op, self, Distribution::Integers(base, base + static_cast<int64_t>(range)), gen);
+    return;
+  }
+  TORCH_CHECK_NOT_IMPLEMENTED(range <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max()),
+                              op, ": randtensor draws ranges of up to 2^63 - 1, not ", range);
+  at::Tensor wide = at::empty_like(self, self.options().dtype(at::kLong));
+  Draw(op, wide, Distribution::Integers(0, static_cast<int64_t>(range)), gen);
+  // base + value in int64's two's complement, as PyTorch's uint64 arithmetic
+  int64_t* data = wide.data_ptr<int64_t>();
+  const int64_t n = wide.numel();
+  at::parallel_for(0, n, 65536, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) {
+      data[i] = static_cast<int64_t>(static_cast<uint64_t>(data[i]) + static_cast<uint64_t>(base));
+    }
+  });
+  self.copy_(wide);
+}
+
+// All 64 bits of two words, v = (first << 32) | second, as int64 (PyTorch
+// CUDA's 64-bit random_ without a range), in either order. The library's
+// widest integers, low + (v mod (2^64 - 1)) from low = int64 min, give v
+// except that v = 2^64 - 1 and v = 0 both give 0; where that happens, v mod
+// 2^30 of the same words (a second fill from the same position) tells them
+// apart.
+at::Tensor Words64(const char* op, const at::Tensor& like, at::CPUGeneratorImpl* gen) {
+  constexpr int64_t kLow = std::numeric_limits<int64_t>::min();
+  constexpr int64_t kLowBits = int64_t{1} << 30;
+  at::Tensor out = at::empty_like(like, like.options().dtype(at::kLong));
+  std::lock_guard<std::mutex> lock(gen->mutex_);
+  const uint64_t offset = ReadOffset(gen);
+  uint64_t next = offset, again = offset;
+  DrawLocked(op, out, Distribution::Integers(kLow, std::numeric_limits<int64_t>::max()), gen,
+             offset, &next);
+  at::Tensor zero = out.eq(kLow);  // v mod (2^64 - 1) == 0
+  if (zero.any().item<bool>()) {
+    at::Tensor low_bits = at::empty_like(out);
+    DrawLocked(op, low_bits, Distribution::Integers(0, kLowBits), gen, offset, &again);
+    // v = 2^64 - 1: int64 max - int64 min wraps to -1, its 64 bits
+    out.masked_fill_(zero.logical_and_(low_bits.eq(kLowBits - 1)),
+                     std::numeric_limits<int64_t>::max());
+  }
+  WriteOffset(gen, next);
+  return out.sub_(kLow);  // int64 wrap-around: the 64 bits of v
+}
+
+template <typename RNG>
+struct RandomFromToKernel {
+  void operator()(at::TensorIteratorBase& iter, uint64_t range, int64_t base, Gen generator) {
+    IntegersInto("random_", iter.tensor(0), range, base, CpuGenerator(generator));
+  }
+  // [int64 min, int64 max]: every 64-bit value (int64, double, float, bfloat16).
+  void operator()(at::TensorIteratorBase& iter, Gen generator) {
+    const at::Tensor& self = iter.tensor(0);
+    const at::ScalarType type = self.scalar_type();
+    TORCH_CHECK(type == at::kLong || type == at::kDouble || type == at::kFloat ||
+                    type == at::kBFloat16,
+                "random_full_64_bits_range_kernel_cpu handles only int64, double, float and "
+                "bfloat16");
+    self.copy_(Words64("random_", self, CpuGenerator(generator)));
+  }
+};
+
+// random_() without bounds: x mod (max + 1) for integers, x mod (2^digits +
+// 1) for floating types, x & 1 for bool; 64-bit x for int64 and double.
+template <typename RNG>
+struct RandomKernel {
+  void operator()(at::TensorIteratorBase& iter, Gen generator) {
+    const at::Tensor& self = iter.tensor(0);
+    auto* gen = CpuGenerator(generator);
+    const at::ScalarType type = self.scalar_type();
+    AT_DISPATCH_ALL_TYPES_AND3(at::kHalf, at::kBFloat16, at::kBool, type, "random_kernel_cpu",
+                               [&] {});
+    switch (type) {
+      case at::kLong: {
+        at::Tensor words = Words64("random_", self, gen);
+        self.copy_(words.bitwise_and_(std::numeric_limits<int64_t>::max()));
+        return;
+      }
+      case at::kDouble:
+        IntegersInto("random_", self, (uint64_t{1} << 53) + 1, 0, gen);
+        return;
+      case at::kInt: {  // x mod 2^31 of one word: the word, high bit cleared
+        at::Tensor words = at::empty_like(self, self.options().dtype(at::kInt));
+        Draw("random_", words, Distribution::Bits(), gen);
+        self.copy_(words.bitwise_and_(std::numeric_limits<int32_t>::max()));
+        return;
+      }
+      default: break;
+    }
+    uint64_t range = 0;
+    switch (type) {
+      case at::kBool: range = 2; break;
+      case at::kByte: range = 256; break;
+      case at::kChar: range = 128; break;
+      case at::kShort: range = 32768; break;
+      case at::kFloat: range = (uint64_t{1} << 24) + 1; break;
+      case at::kHalf: range = (uint64_t{1} << 11) + 1; break;
+      case at::kBFloat16: range = (uint64_t{1} << 8) + 1; break;
+      default: TORCH_CHECK(false, "random_: unexpected dtype ", type);
+    }
+    IntegersInto("random_", self, range, 0, gen);
+  }
+
+};
+
+
+// ------------------------------------- exponential, Cauchy, geometric, log-normal
+// PyTorch CUDA's transforms (ATen/core/TransformationHelper.h, the CUDA
+// branch) of cuRAND's u in the accumulation type, rounded once to the
+// tensor's type. Their log, tan and exp are the C library's, so values are
+// within an ulp or two of a GPU's, not always equal.
+
+template <typename RNG>
+struct ExponentialKernel {
+  void operator()(at::TensorIteratorBase& iter, double lambda, Gen generator) {
+    const at::Tensor& self = iter.tensor(0);
+    AT_DISPATCH_FLOATING_TYPES_AND2(at::kHalf, at::kBFloat16, self.scalar_type(),
+                                    "exponential_cpu", [&] {
+      using acc_t = std::conditional_t<std::is_same<scalar_t, double>::value, double, float>;
+      at::Tensor u = CurandUniform("exponential_", self, AccType(self.scalar_type()),
+                                   CpuGenerator(generator));
+      const acc_t l = static_cast<acc_t>(lambda);
+      constexpr acc_t kHalfEps = std::numeric_limits<acc_t>::epsilon() / 2;
+      Transform<acc_t, scalar_t>(u, self, [l](acc_t v) {
+        // log(u) rounds to 0 near 1, and PyTorch never returns 0.
+        const acc_t log = v >= acc_t(1) - kHalfEps ? -kHalfEps : std::log(v);
+        return static_cast<scalar_t>(acc_t(-1) / l * log);
+      });
+    });
+  }
+};
+
+template <typename RNG>
+struct CauchyKernel {
+  void operator()(at::TensorIteratorBase& iter, double median, double sigma, Gen generator) {
+    const at::Tensor& self = iter.tensor(0);
+    AT_DISPATCH_FLOATING_TYPES_AND2(at::kHalf, at::kBFloat16, self.scalar_type(), "cauchy_cpu",
+                                    [&] {
+      using acc_t = std::conditional_t<std::is_same<scalar_t, double>::value, double, float>;
+      at::Tensor u = CurandUniform("cauchy_", self, AccType(self.scalar_type()),
+                                   CpuGenerator(generator));
+      const acc_t m = static_cast<acc_t>(median), s = static_cast<acc_t>(sigma);
+      constexpr acc_t kPi = static_cast<acc_t>(3.14159265358979323846);
+      Transform<acc_t, scalar_t>(u, self, [m, s](acc_t v) {
+        return static_cast<scalar_t>(m + s * std::tan(kPi * (v - acc_t(0.5))));
+      });
+    });
+  }
+};
+
+template <typename RNG>
+struct GeometricKernel {
+  void operator()(at::TensorIteratorBase& iter, double p, Gen generator) {
+    const at::Tensor& self = iter.tensor(0);
+    AT_DISPATCH_ALL_TYPES_AND2(at::kHalf, at::kBFloat16, self.scalar_type(), "geometric_cpu", [&] {
+      // float, or double for double (PyTorch's DiscreteDistributionType)
+      using acc_t = std::conditional_t<std::is_same<scalar_t, double>::value, double, float>;
+      at::Tensor u = CurandUniform("geometric_", self, AccType(self.scalar_type()),
+                                   CpuGenerator(generator));
+      const acc_t q = static_cast<acc_t>(p);
+      Transform<acc_t, scalar_t>(u, self, [q](acc_t v) {
+        return static_cast<scalar_t>(std::ceil(std::log(v) / std::log1p(-q)));
+      });
+    });
+  }
+};
+
+template <typename RNG>
+struct LogNormalKernel {
+  void operator()(at::TensorIteratorBase& iter, double mean, double std, Gen generator) {
+    const at::Tensor& self = iter.tensor(0);
+    AT_DISPATCH_FLOATING_TYPES_AND2(at::kHalf, at::kBFloat16, self.scalar_type(),
+                                    "log_normal_cpu", [&] {
+      using acc_t = std::conditional_t<std::is_same<scalar_t, double>::value, double, float>;
+      // exp of normal(mean, std) in the accumulation type: the library's
+      // normal is fma(z, std, mean) there, as nvcc computes z * std + mean.
+      at::Tensor z = at::empty_like(self, self.options().dtype(AccType(self.scalar_type())));
+      Draw("log_normal_", z, Distribution::Normal(mean, std), CpuGenerator(generator));
+      Transform<acc_t, scalar_t>(z, self, [](acc_t v) { return static_cast<scalar_t>(std::exp(v)); });
+    });
+  }
+};
+
+at::Tensor& Exponential_(at::Tensor& self, double lambda, Gen gen) {
+  return at::native::templates::exponential_impl_<ExponentialKernel, Cpu>(self, lambda, gen);
+}
+at::Tensor& Cauchy_(at::Tensor& self, double median, double sigma, Gen gen) {
+  return at::native::templates::cauchy_impl_<CauchyKernel, Cpu>(self, median, sigma, gen);
+}
+at::Tensor& Geometric_(at::Tensor& self, double p, Gen gen) {
+  return at::native::templates::geometric_impl_<GeometricKernel, Cpu>(self, p, gen);
+}
+at::Tensor& LogNormal_(at::Tensor& self, double mean, double std, Gen gen) {
+  return at::native::templates::log_normal_impl_<LogNormalKernel, Cpu>(self, mean, std, gen);
+}
+
+at::Tensor& RandomFrom_(at::Tensor& self, int64_t from, c10::optional<int64_t> to, Gen gen) {
+  return at::native::templates::random_from_to_impl<RandomFromToKernel, Cpu>(self, from, to, gen);
+}
+at::Tensor& RandomTo_(at::Tensor& self, int64_t to, Gen gen) {
+  return RandomFrom_(self, 0, to, gen);
+}
+at::Tensor& Random_(at::Tensor& self, Gen gen) {
+  return at::native::templates::random_impl<RandomKernel, Cpu>(self, gen);
+}
+
+// ---------------------------------------------------------------- dropout
+
+// The smallest float >= value: CUDA's float64 dropout compares u < p1m in
+// double, which keeps u == float(p1m) when float(p1m) < p1m; the library's
+// u < float(p) keeps the same u with this p.
+double Float32Ceil(double value) {
+  float rounded = static_cast<float>(value);
+  if (static_cast<double>(rounded) < value) {
+    rounded = std::nextafter(rounded, std::numeric_limits<float>::infinity());
+  }
+  return rounded;
+}
+
+// torch.native_dropout as PyTorch CUDA computes it (Dropout.cu): mask =
+// u < 1 - p, output = x * mask * scale in float (double for float64),
+// scale = 1 / (1 - p) rounded to that type.
+std::tuple<at::Tensor, at::Tensor> NativeDropout(const at::Tensor& input, double p,
+                                                 c10::optional<bool> train) {
+  const auto bool_options = input.options().dtype(at::kBool);
+  if (train.has_value() && !*train) {
+    return std::make_tuple(input.clone(), at::ones_like(input, bool_options));
+  }
+  TORCH_CHECK(p >= 0 && p <= 1, "dropout probability has to be between 0 and 1, but got ", p);
+  if (p == 1) {
+    return std::make_tuple(at::zeros_like(input), at::zeros_like(input, bool_options));
+  }
+  if (input.numel() == 0) {
+    return std::make_tuple(input.clone(), at::empty_like(input, bool_options));
+  }
+  randtensor::DataType type;
+  TORCH_CHECK(input.is_floating_point() && LibraryType(input.scalar_type(), &type),
+              "native_dropout: randtensor handles float32, float64, float16 and bfloat16 "
+              "inputs, not ", input.scalar_type());
+  auto* gen = CpuGenerator(c10::nullopt);  // CUDA's dropout takes no generator either
+  const double p1m = 1.0 - p;
+  if (TorchCudaOrder()) {
+    const at::Tensor x = input.contiguous();
+    at::Tensor output = at::empty_like(x), mask = at::empty_like(x, bool_options);
+    // PyTorch CUDA vectorizes by what the input's address allows: a
+    // non-contiguous input is read one element at a time; a view that starts
+    // within an allocation, by its offset's alignment.
+    int32_t max_vector = 1;
+    if (input.is_contiguous()) {
+      const int64_t bytes = input.storage_offset() * input.element_size();
+      max_vector = 8;
+      while (max_vector > 1 && bytes % (max_vector * input.element_size()) != 0) max_vector /= 2;
+    }
+    std::lock_guard<std::mutex> lock(gen->mutex_);
+    randtensor::PhiloxState state, next;
+    randtensor::Status status =
+        randtensor::TorchCudaState(gen->current_seed(), ReadOffset(gen), &state);
+    TORCH_CHECK(status.ok(), "native_dropout: ", status.message());
+    status = randtensor::TorchCudaDropout(type, static_cast<uint64_t>(x.numel()), x.data_ptr(),
+                                          output.data_ptr(), mask.data_ptr(), p, state, &next,
+                                          CurrentSettings().gpu, max_vector, FillThreads());
+    TORCH_CHECK(status.ok(), "native_dropout: ", status.message());
+    uint64_t offset = 0;
+    status = randtensor::TorchCudaOffset(next, &offset);
+    TORCH_CHECK(status.ok(), "native_dropout: ", status.message());
+    WriteOffset(gen, offset);
+    if (input.is_contiguous()) return std::make_tuple(output, mask);
+    return std::make_tuple(at::empty_like(input).copy_(output),
+                           at::empty_like(input, bool_options).copy_(mask));
+  }
+  const bool wide = input.scalar_type() == at::kDouble;
+  at::Tensor mask = at::empty(input.sizes(), bool_options);
+  Draw("native_dropout", mask, Distribution::Bernoulli(wide ? Float32Ceil(p1m) : p1m), gen);
+  const double scale = wide ? 1.0 / p1m : static_cast<float>(1.0 / static_cast<float>(p1m));
+  const at::Tensor x = (input.scalar_type() == at::kFloat || wide) ? input : input.to(at::kFloat);
+  at::Tensor output = x.mul(mask).mul_(scale);
+  if (output.scalar_type() != input.scalar_type()) output = output.to(input.scalar_type());
+  return std::make_tuple(output, mask);
+}
+
+// F.dropout and nn.Dropout (aten::dropout): where PyTorch CUDA runs its
+// fused kernel (training, 0 < p < 1, a non-empty input), the same here, so
+// that a CPU draws a GPU's masks; otherwise PyTorch's own composite.
+at::Tensor Dropout(const at::Tensor& input, double p, bool train) {
+  if (train && p > 0 && p < 1 && input.numel() > 0) {
+    return std::get<0>(at::native_dropout(input, p, train));
+  }
+  return at::native::dropout(input, p, train);
+}
+
+// ------------------------------------------ PyTorch's own, with the offset kept
+// _standard_gamma and _sample_dirichlet read the generator's cached normal,
+// where stream_position.h keeps the offset: they run with the slot empty,
+// and the offset is put back afterwards.
+template <typename F>
+at::Tensor WithoutOffset(const Gen& generator, F run) {
+  auto* gen = CpuGenerator(generator);
+  bool held = false;
+  uint64_t offset = 0;
+  {
+    std::lock_guard<std::mutex> lock(gen->mutex_);
+    held = HoldsOffset(gen);
+    offset = ReadOffset(gen);
+    if (held) gen->set_next_double_normal_sample(c10::optional<double>());
+  }
+  at::Tensor result = run();
+  if (held) {
+    std::lock_guard<std::mutex> lock(gen->mutex_);
+    WriteOffset(gen, offset);
+  }
+  return result;
+}
+
+at::Tensor StandardGamma(const at::Tensor& self, Gen gen) {
+  return WithoutOffset(gen, [&] { return at::native::_s_gamma_cpu(self, gen); });
+}
+at::Tensor SampleDirichlet(const at::Tensor& self, Gen gen) {
+  return WithoutOffset(gen, [&] { return at::native::_s_dirichlet_cpu(self, gen); });
+}
+
+// ----------------------------------------------------------- registration
+
+// Swallows the dispatcher's "Overriding a previously registered kernel"
+// warnings while install() replaces kernels, which is its purpose: the
+// library prints nothing.
+class SilentWarnings : public c10::WarningHandler {
+ public:
+#if TORCH_VERSION_MAJOR >= 2
+  void process(const c10::Warning&) override {}
+#else
+  void process(const c10::SourceLocation&, const std::string&, const bool) override {}
+#endif
+};
+#if TORCH_VERSION_MAJOR >= 2
+using WarningHandlerGuard = c10::WarningUtils::WarningHandlerGuard;
+#else
+using WarningHandlerGuard = c10::Warning::WarningHandlerGuard;
+#endif
+
+std::mutex install_mutex;
+std::unique_ptr<torch::Library> cpu_library, autograd_library;
+
+void Register(torch::Library& m) {
+  m.impl("uniform_", TORCH_FN(Uniform_));
+  m.impl("normal_", TORCH_FN(Normal_));
+  m.impl("normal.Tensor_float", TORCH_FN(NormalTF));
+  m.impl("normal.Tensor_float_out", TORCH_FN(NormalTFOut));
+  m.impl("normal.float_Tensor", TORCH_FN(NormalFT));
+  m.impl("normal.float_Tensor_out", TORCH_FN(NormalFTOut));
+  m.impl("normal.Tensor_Tensor", TORCH_FN(NormalTT));
+  m.impl("normal.Tensor_Tensor_out", TORCH_FN(NormalTTOut));
+  m.impl("bernoulli_.float", TORCH_FN(BernoulliFloat_));
+  m.impl("bernoulli_.Tensor", TORCH_FN(BernoulliTensor_));
+  m.impl("bernoulli.out", TORCH_FN(BernoulliOut));
+  m.impl("random_.from", TORCH_FN(RandomFrom_));
+  m.impl("random_.to", TORCH_FN(RandomTo_));
+  m.impl("random_", TORCH_FN(Random_));
+  m.impl("exponential_", TORCH_FN(Exponential_));
+  m.impl("cauchy_", TORCH_FN(Cauchy_));
+  m.impl("geometric_", TORCH_FN(Geometric_));
+  m.impl("log_normal_", TORCH_FN(LogNormal_));
+  m.impl("native_dropout", TORCH_FN(NativeDropout));
+  m.impl("dropout", TORCH_FN(Dropout));
+  m.impl("_standard_gamma", TORCH_FN(StandardGamma));
+  m.impl("_sample_dirichlet", TORCH_FN(SampleDirichlet));
+}
+
+// install(order, sm_count, threads_per_sm): order "stream" or "torch_cuda".
+void Install(std::string order, int64_t sm_count, int64_t threads_per_sm) {
+  Settings settings;
+  if (order == "torch_cuda") {
+    settings.order = ElementOrder::kTorchCuda;
+  } else {
+    TORCH_CHECK(order == "stream", "randtensor.torch.install: order = '", order,
+                "' is not 'stream' or 'torch_cuda'");
+  }
+  TORCH_CHECK(sm_count >= 0 && sm_count <= INT32_MAX && threads_per_sm >= 0 &&
+                  threads_per_sm <= INT32_MAX,
+              "randtensor.torch.install: gpu = (", sm_count, ", ", threads_per_sm,
+              ") is not a GPU geometry");
+  settings.gpu.sm_count = static_cast<int32_t>(sm_count);
+  settings.gpu.threads_per_sm = static_cast<int32_t>(threads_per_sm);
+  uint64_t threads = 0;
+  const randtensor::Status status = randtensor::TorchCudaThreads(1u << 30, settings.gpu, &threads);
+  TORCH_CHECK(status.ok(), "randtensor.torch.install: ", status.message());
+  std::lock_guard<std::mutex> lock(install_mutex);
+  SetSettings(settings);
+  if (cpu_library) return;
+  SilentWarnings silent;
+  WarningHandlerGuard guard(&silent);
+  cpu_library = std::make_unique<torch::Library>(torch::Library::IMPL, "aten",
+                                                 c10::DispatchKey::CPU, __FILE__, __LINE__);
+  Register(*cpu_library);
+  // aten::dropout is a composite of autograd's: its CPU kernel alone would
+  // not be reached while autograd is on.
+  autograd_library = std::make_unique<torch::Library>(
+      torch::Library::IMPL, "aten", c10::DispatchKey::AutogradCPU, __FILE__, __LINE__);
+  autograd_library->impl("dropout", TORCH_FN(Dropout));
+}
+
+void Uninstall() {
+  std::lock_guard<std::mutex> lock(install_mutex);
+  autograd_library.reset();
+  cpu_library.reset();
+  SetSettings(Settings());
+}
+
+bool Installed() {
+  std::lock_guard<std::mutex> lock(install_mutex);
+  return cpu_library != nullptr;
+}
+
+std::string Order() {
+  return TorchCudaOrder() ? "torch_cuda" : "stream";
+}
+
+int64_t GetOffset(Gen generator) {
+  auto* gen = CpuGenerator(generator);
+  std::lock_guard<std::mutex> lock(gen->mutex_);
+  return static_cast<int64_t>(ReadOffset(gen));
+}
+
+void SetOffset(Gen generator, int64_t offset) {
+  TORCH_CHECK(offset >= 0, "randtensor.torch.set_offset: offset = ", offset, " is negative");
+  TORCH_CHECK(offset % 4 == 0, "randtensor.torch.set_offset: offset = ", offset,
+              " is not a multiple of 4 (offsets count whole Philox blocks, as torch.cuda's do)");
+  auto* gen = CpuGenerator(generator);
+  std::lock_guard<std::mutex> lock(gen->mutex_);
+  WriteOffset(gen, static_cast<uint64_t>(offset));
+}
+
+}  // namespace
+}  // namespace randtensor_torch
+
+TORCH_LIBRARY(randtensor, m) {
+  using namespace randtensor_torch;
+  m.def("install(str order, int sm_count, int threads_per_sm) -> ()", &Install);
+  m.def("uninstall() -> ()", &Uninstall);
+  m.def("installed() -> bool", &Installed);
+  m.def("order() -> str", &Order);
+  m.def("get_offset(Generator? generator=None) -> int", &GetOffset);
+  m.def("set_offset(Generator? generator, int offset) -> ()", &SetOffset);
+}

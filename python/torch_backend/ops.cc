@@ -198,16 +198,18 @@ void IntegersInto(const char* op, const at::Tensor& self, uint64_t range, int64_
     Draw(op, self, Distribution::Integers(base, base + static_cast<int64_t>(range)), gen);
     return;
   }
-  TORCH_CHECK_NOT_IMPLEMENTED(range <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max()),
-                              op, ": randtensor draws ranges of up to 2^63 - 1, not ", range);
+  // Any range below 2^64 as int64 min + (x mod range), moved to base
+  // with int64's wrap-around (PyTorch's uint64 arithmetic).
+  constexpr int64_t kLow = std::numeric_limits<int64_t>::min();
   at::Tensor wide = at::empty_like(self, self.options().dtype(at::kLong));
-  Draw(op, wide, Distribution::Integers(0, static_cast<int64_t>(range)), gen);
-  // base + value in int64's two's complement, as PyTorch's uint64 arithmetic
+  Draw(op, wide,
+       Distribution::Integers(kLow, static_cast<int64_t>(static_cast<uint64_t>(kLow) + range)),
+       gen);
+  const uint64_t shift = static_cast<uint64_t>(base) - static_cast<uint64_t>(kLow);
   int64_t* data = wide.data_ptr<int64_t>();
-  const int64_t n = wide.numel();
-  at::parallel_for(0, n, 65536, [&](int64_t begin, int64_t end) {
+  at::parallel_for(0, wide.numel(), 65536, [&](int64_t begin, int64_t end) {
     for (int64_t i = begin; i < end; ++i) {
-      data[i] = static_cast<int64_t>(static_cast<uint64_t>(data[i]) + static_cast<uint64_t>(base));
+      data[i] = static_cast<int64_t>(static_cast<uint64_t>(data[i]) + shift);
     }
   });
   self.copy_(wide);

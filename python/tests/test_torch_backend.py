@@ -1,0 +1,370 @@
+"""randtensor.torch.install(): PyTorch's own random operators on randtensor.
+
+Expected values come from outside the backend: the H100 recording of 150
+torch 2.11 CUDA calls (tests/reference/torch_cuda/recorded, made by
+capture_torch_cuda.py) replayed through unchanged torch calls on the CPU;
+the independent Philox reference (philox_reference.py) with SPEC.md section
+8's formulas written out here in NumPy; and stock PyTorch itself for errors
+and for everything the backend must leave alone."""
+import hashlib
+import json
+import os
+import struct
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+if os.environ.get("RANDTENSOR_REQUIRE_TORCH"):
+    import torch
+else:
+    torch = pytest.importorskip("torch")
+
+import torch.nn.functional as F  # noqa: E402
+
+import randtensor.torch as rt  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import philox_reference as ref  # noqa: E402
+
+RECORDED = os.path.join(HERE, os.pardir, os.pardir, "tests", "reference", "torch_cuda",
+                        "recorded")
+DT = {"float32": torch.float32, "float64": torch.float64, "float16": torch.float16,
+      "bfloat16": torch.bfloat16, "int32": torch.int32, "int64": torch.int64,
+      "uint8": torch.uint8, "bool": torch.bool, "int16": torch.int16, "int8": torch.int8}
+SIGNED = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}
+UNSIGNED = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
+
+
+@pytest.fixture
+def backend():
+    rt.install()
+    try:
+        yield
+    finally:
+        rt.uninstall()
+
+
+def bits(t):
+    t = t.detach().contiguous()
+    if t.dtype == torch.bool:
+        t = t.to(torch.uint8)
+    if t.dtype != SIGNED[t.element_size()]:
+        t = t.view(SIGNED[t.element_size()])
+    return t.numpy().view(UNSIGNED[t.element_size()])
+
+
+def stream_words(seed, count, offset=0):
+    """The independent reference's words from torch.cuda's (seed, offset)."""
+    state = [(offset // 4) & 0xFFFFFFFF, (offset // 4) >> 32, 0, 0, seed & 0xFFFFFFFF, seed >> 32]
+    return np.asarray(ref.stream(state, count), dtype=np.uint64)
+
+
+def u32(words):
+    """SPEC.md section 8's u32 in float: float(x) * 2^-32 is exact, so the
+    fused multiply-add rounds once, as this add does."""
+    return (words.astype(np.float32) * np.float32(2.0 ** -32) + np.float32(2.0 ** -33)).astype(
+        np.float32)
+
+
+# --------------------------------------------------------------------------
+# The H100 recording, replayed through unchanged torch calls on the CPU
+
+def _dropout_input(n, dtype):
+    i = torch.arange(n, dtype=torch.int64)
+    return ((i * 37) % 255 - 127).to(dtype) / 8
+
+
+def _run(call, generator):
+    api, n, dt, p = call["api"], call["n"], DT[call["dtype"]], call["params"]
+    kw = {} if generator is None else {"generator": generator}
+    if api == "rand":
+        return torch.rand(n, dtype=dt, **kw), None
+    if api == "uniform_":
+        return torch.empty(n, dtype=dt).uniform_(p["low"], p["high"], **kw), None
+    if api == "randn":
+        return torch.randn(n, dtype=dt, **kw), None
+    if api == "normal_":
+        return torch.empty(n, dtype=dt).normal_(p["mean"], p["std"], **kw), None
+    if api == "bernoulli_":
+        return torch.empty(n, dtype=dt).bernoulli_(p["p"], **kw), None
+    if api == "randint":
+        return torch.randint(p["low"], p["high"], (n,), dtype=dt, **kw), None
+    if api == "random_from_to":
+        return torch.empty(n, dtype=dt).random_(p["low"], p["high"], **kw), None
+    if api == "random_":
+        return torch.empty(n, dtype=dt).random_(**kw), None
+    if api == "random_full64":
+        return torch.empty(n, dtype=dt).random_(-(2 ** 63), None, **kw), None
+    x = _dropout_input(n, dt)
+    if api == "native_dropout":
+        return torch.ops.aten.native_dropout.default(x, p["p"], True)
+    if api == "F.dropout":
+        return F.dropout(x, p["p"], training=True), None
+    if api == "F.dropout_inplace":
+        return F.dropout(x, p["p"], training=True, inplace=True), None
+    raise ValueError(api)
+
+
+def _recording():
+    with open(os.path.join(RECORDED, "torch_cuda_order.json")) as f:
+        data = json.load(f)
+    return data["env"], data["calls"], np.load(os.path.join(RECORDED, "torch_cuda_order.npz"))
+
+
+def _normal_close(got, want, dtype, std):
+    """A GPU's normals use __sincosf (within 3.1e-6 of the exact formula,
+    README), randtensor's are within 2 ulp of it: the two agree to a few
+    float32 ulp, or one ulp of the narrower types after their rounding."""
+    g, w = got.astype(np.float64), want.astype(np.float64)
+    rel = {"float32": 2e-5, "float64": 1e-13, "float16": 2.0 ** -10, "bfloat16": 2.0 ** -7}[dtype]
+    return np.abs(g - w) <= rel * np.maximum(np.abs(w), std)
+
+
+def test_every_recorded_h100_call_is_replayed_through_plain_torch_calls():
+    env, calls, arrays = _recording()
+    mismatches = []
+    with rt.installed(order="torch_cuda", gpu=(env["sm_count"], env["threads_per_sm"])):
+        for call in calls:
+            seed, offset = call["state_before"]
+            generator = None
+            if call["generator"] == "default":
+                torch.manual_seed(seed)
+            else:
+                generator = torch.Generator().manual_seed(seed)
+            rt.set_offset(offset, generator)
+            out, mask = _run(call, generator)
+            where = f"call {call['id']} {call['api']} {call['dtype']} n={call['n']}"
+            if rt.get_offset(generator) != call["state_after"][1]:
+                mismatches.append(f"{where}: offset {rt.get_offset(generator)}, "
+                                  f"GPU {call['state_after'][1]}")
+            got = bits(out)
+            if call["kind"] == "normal":
+                idx = arrays[f"c{call['id']}_idx"]
+                want = arrays[f"c{call['id']}_val"].astype(got.dtype)
+                floats = {2: np.float16, 4: np.float32, 8: np.float64}[got.itemsize]
+                g, w = got[idx], want
+                if call["dtype"] == "bfloat16":  # widen the 16 bits to float32's top half
+                    g, w = (g.astype(np.uint32) << 16).view(np.float32), \
+                        (w.astype(np.uint32) << 16).view(np.float32)
+                else:
+                    g, w = g.view(floats), w.view(floats)
+                ok = _normal_close(g, w, call["dtype"], call["params"].get("std", 1.0))
+                if not ok.all():
+                    mismatches.append(f"{where}: {int((~ok).sum())} normals beyond tolerance")
+                continue
+            if hashlib.sha256(got.tobytes()).hexdigest() != call["sha256"]:
+                mismatches.append(f"{where}: values differ from the GPU's")
+            if mask is not None and "mask_sha256" in call and \
+                    hashlib.sha256(bits(mask).tobytes()).hexdigest() != call["mask_sha256"]:
+                mismatches.append(f"{where}: mask differs from the GPU's")
+    assert not mismatches, "\n".join(mismatches[:20])
+    assert len(calls) >= 150
+
+
+# --------------------------------------------------------------------------
+# Stream order: values from the independent reference
+
+def test_rand_is_spec_uniform_of_the_stream(backend):
+    torch.manual_seed(0xDEADBEEF12345)
+    got = torch.rand(1003)
+    u = u32(stream_words(0xDEADBEEF12345, 1003))
+    want = np.where(u == np.float32(1.0), np.float32(0.0), u)
+    assert np.array_equal(bits(got), want.view(np.uint32))
+    assert rt.get_offset() == 4 * 251
+
+
+def test_consecutive_calls_continue_the_stream_and_views_fill_in_logical_order(backend):
+    torch.manual_seed(7)
+    a = torch.empty(3, 5).t()                  # a transposed view: logical order
+    a.bernoulli_(0.25)
+    b = torch.empty(6, dtype=torch.int64).random_(0, 1000)
+    words = stream_words(7, 16 + 6)
+    want_a = (u32(words[:15]) < np.float32(0.25)).astype(np.float32).reshape(5, 3)
+    assert np.array_equal(a.numpy(), want_a)
+    # the second call starts at the next whole block: offset 16
+    assert np.array_equal(b.numpy(), (words[16:22] % 1000).astype(np.int64))
+
+
+def test_torch_generators_are_independent_streams(backend):
+    torch.manual_seed(1)
+    g = torch.Generator().manual_seed(99)
+    x = torch.rand(8, generator=g)
+    y = torch.rand(8)
+    assert np.array_equal(bits(x), bits(torch.rand(8, generator=torch.Generator().manual_seed(99))))
+    assert rt.get_offset(g) == 8 and rt.get_offset() == 8
+    torch.manual_seed(99)
+    assert torch.equal(torch.rand(8), x)
+    assert not torch.equal(x, y)
+
+
+def test_manual_seed_initial_seed_and_rng_state_round_trips(backend):
+    torch.manual_seed(1234)
+    assert torch.initial_seed() == 1234
+    first = torch.randn(100)
+    torch.manual_seed(1234)  # the same seed again starts over
+    assert torch.equal(torch.randn(100), first)
+    state = torch.get_rng_state()
+    a = torch.rand(50)
+    torch.set_rng_state(state)
+    assert torch.equal(torch.rand(50), a)
+    torch.set_rng_state(state)
+    with torch.random.fork_rng():
+        inner = torch.rand(50)
+    assert torch.equal(inner, a) and torch.equal(torch.rand(50), a)
+
+
+def test_thread_count_and_layout_never_change_values(backend):
+    threads = torch.get_num_threads()
+    try:
+        torch.set_num_threads(1)
+        torch.manual_seed(5)
+        one = torch.randn(300001)
+        torch.set_num_threads(2)
+        torch.manual_seed(5)
+        two = torch.randn(300001)
+    finally:
+        torch.set_num_threads(threads)
+    assert torch.equal(one, two)
+    torch.manual_seed(5)
+    padded = torch.empty(300, 1100)[:, 3:1003]
+    padded.normal_()
+    assert torch.equal(padded.reshape(-1), one[:300000])
+
+
+def test_gamma_and_dirichlet_keep_the_offset_and_see_no_nan(backend):
+    torch.manual_seed(3)
+    torch.rand(10)
+    offset = rt.get_offset()
+    sample = torch.distributions.Gamma(torch.full((1000,), 2.0), 1.0).sample()
+    beta = torch.distributions.Beta(torch.full((100,), 2.0), 3.0).sample()
+    assert torch.isfinite(sample).all() and torch.isfinite(beta).all()
+    assert rt.get_offset() == offset
+
+
+def test_autograd_version_counters_and_errors_are_pytorchs(backend):
+    leaf = torch.zeros(4, requires_grad=True)
+    with pytest.raises(RuntimeError, match="leaf Variable that requires grad"):
+        leaf.uniform_()
+    with torch.no_grad():
+        leaf.uniform_()
+    t = torch.zeros(3)
+    version = t._version
+    t.normal_()
+    assert t._version > version
+    x = torch.ones(1000, requires_grad=True)
+    y = F.dropout(x, 0.5, training=True)
+    y.sum().backward()
+    assert torch.equal(x.grad, y.detach())  # grad = mask * 2 = y for x = 1
+    for call, kind in [(lambda: torch.empty(3).uniform_(2, 1), RuntimeError),
+                       (lambda: torch.empty(3).bernoulli_(1.5), RuntimeError),
+                       (lambda: torch.empty(3).normal_(0, -1), RuntimeError),
+                       (lambda: torch.empty(3).random_(5, 5), RuntimeError),
+                       (lambda: torch.empty(3).exponential_(-1), RuntimeError),
+                       (lambda: torch.empty(3).geometric_(1.5), RuntimeError),
+                       (lambda: torch.empty(3, dtype=torch.int64).normal_(), (RuntimeError,
+                                                                              NotImplementedError))]:
+        with pytest.raises(kind) as ours:
+            call()
+        rt.uninstall()
+        try:
+            with pytest.raises(kind) as stock:
+                call()
+        finally:
+            rt.install()
+        assert type(ours.value) is type(stock.value)
+        assert str(ours.value).split("\n")[0] == str(stock.value).split("\n")[0]
+
+
+def test_every_dtype_torch_allows_and_zero_size(backend):
+    torch.manual_seed(11)
+    for dtype in (torch.float32, torch.float64, torch.float16, torch.bfloat16):
+        for op in (lambda t: t.uniform_(-1, 1), lambda t: t.normal_(2, 3),
+                   lambda t: t.exponential_(2), lambda t: t.log_normal_(0, 0.5),
+                   lambda t: t.cauchy_(), lambda t: t.geometric_(0.25)):
+            t = op(torch.empty(1000, dtype=dtype))
+            assert t.dtype == dtype and bool(torch.isfinite(t.float()).all())
+    for dtype in (torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64,
+                  torch.float32, torch.float64, torch.float16, torch.bfloat16):
+        b = torch.empty(2000, dtype=dtype).bernoulli_(0.3)
+        assert set(b.double().unique().tolist()) <= {0.0, 1.0}
+        r = torch.empty(2000, dtype=dtype).random_()
+        assert r.double().min() >= 0
+        if dtype != torch.bool:
+            assert set(torch.empty(500, dtype=dtype).random_(3, 9).double().unique().tolist()) \
+                <= set(map(float, range(3, 9)))
+    assert torch.empty(2, 3, dtype=torch.cfloat).normal_().abs().sum() > 0
+    e = torch.empty(0, 5)
+    before = rt.get_offset()
+    e.uniform_()
+    torch.rand(0)
+    assert rt.get_offset() == before
+
+
+def test_exponential_is_pytorch_cudas_formula_of_the_stream(backend):
+    torch.manual_seed(21)
+    got = torch.empty(4001).exponential_(2.5)
+    u = u32(stream_words(21, 4001)).astype(np.float64)
+    log = np.where(u >= 1 - 2.0 ** -24, -(2.0 ** -24), np.log(u))
+    want = -1 / 2.5 * log
+    assert np.allclose(got.numpy(), want, rtol=4e-7, atol=0)
+    assert (got > 0).all()
+
+
+def test_uninstall_gives_pytorch_its_kernels_back():
+    torch.manual_seed(0)
+    stock = torch.rand(16)
+    with rt.installed():
+        torch.manual_seed(0)
+        ours = torch.rand(16)
+        assert rt.is_installed()
+    assert not rt.is_installed()
+    torch.manual_seed(0)
+    assert torch.equal(torch.rand(16), stock)
+    assert not torch.equal(ours, stock)
+
+
+def test_forked_processes_and_dataloader_workers_do_not_repeat(backend, tmp_path):
+    script = tmp_path / "fork.py"
+    script.write_text(
+        "import os, sys, torch, randtensor.torch as rt\n"
+        "rt.install()\n"
+        "torch.manual_seed(5)\n"
+        "r, w = os.pipe()\n"
+        "pid = os.fork()\n"
+        "x = torch.rand(4)\n"
+        "if pid == 0:\n"
+        "    os.write(w, x.numpy().tobytes()); os._exit(0)\n"
+        "os.waitpid(pid, 0)\n"
+        "child = os.read(r, 16)\n"
+        "print(child != x.numpy().tobytes())\n"
+        "import torch.utils.data as d\n"
+        "class D(d.Dataset):\n"
+        "    def __len__(self): return 4\n"
+        "    def __getitem__(self, i): return torch.rand(2)\n"
+        "out = torch.cat(list(d.DataLoader(D(), batch_size=1, num_workers=2)))\n"
+        "print(len({tuple(v.tolist()) for v in out}) == 4)\n")
+    env = dict(os.environ)
+    run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env,
+                         timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.split() == ["True", "True"], run.stdout
+
+
+def test_set_offset_rejects_what_torch_cuda_rejects(backend):
+    with pytest.raises(RuntimeError, match="multiple of 4"):
+        rt.set_offset(6)
+    with pytest.raises(RuntimeError, match="negative"):
+        rt.set_offset(-4)
+
+
+def test_state_bytes_carry_seed_and_offset(backend):
+    torch.manual_seed(77)
+    torch.rand(40)
+    state = torch.get_rng_state().numpy().tobytes()
+    torch.manual_seed(1)
+    torch.set_rng_state(torch.tensor(list(state), dtype=torch.uint8))
+    assert torch.initial_seed() == 77 and rt.get_offset() == 40
+    assert struct.unpack("<Q", state[:8])[0] == 77

@@ -6,6 +6,7 @@
 #include <ATen/core/DistributionsHelper.h>
 
 #include <algorithm>
+#include <atomic>
 #include <mutex>
 #include <vector>
 
@@ -14,18 +15,30 @@
 namespace randtensor_torch {
 namespace {
 
-std::mutex settings_mutex;
-Settings settings;
+// Read on every draw, written by install(): two atomics, not a lock.
+std::atomic<int32_t> order{static_cast<int32_t>(randtensor::ElementOrder::kStream)};
+std::atomic<int64_t> geometry{0};  // sm_count << 32 | threads_per_sm
 
 // Fills `tensor` in its logical order (stream) or as a packed row-major
 // block (torch_cuda) from `state`.
 void FillStrided(const char* op, const at::Tensor& tensor, randtensor::DataType type,
                  const randtensor::FillOptions& options, const randtensor::PhiloxState& state,
                  randtensor::PhiloxState* next) {
+  const int64_t element = tensor.element_size();
+  randtensor::TensorDesc desc;
+  desc.dtype = type;
+  if (tensor.is_contiguous()) {  // logical order is memory order: one packed row
+    const int64_t count = tensor.numel();
+    desc.rank = 1;
+    desc.sizes = &count;
+    const randtensor::Status status = randtensor::Fill(
+        desc, tensor.data_ptr(), static_cast<uint64_t>(count * element), state, next, options);
+    TORCH_CHECK(status.ok(), op, ": ", status.message());
+    return;
+  }
   const int64_t rank = tensor.dim();
   TORCH_CHECK(rank <= randtensor::kMaxRank, op, ": randtensor fills tensors of up to ",
               randtensor::kMaxRank, " dimensions, not ", rank);
-  const int64_t element = tensor.element_size();
   // The buffer spans the lowest to the highest element address; element
   // (0, ..., 0) lies `low` elements after its start.
   int64_t low = 0, high = 0;
@@ -33,8 +46,6 @@ void FillStrided(const char* op, const at::Tensor& tensor, randtensor::DataType 
     const int64_t reach = (tensor.size(d) - 1) * tensor.stride(d);
     (reach < 0 ? low : high) += reach;
   }
-  randtensor::TensorDesc desc;
-  desc.dtype = type;
   desc.rank = static_cast<int32_t>(rank);
   desc.sizes = tensor.sizes().data();
   desc.strides = tensor.strides().data();
@@ -49,13 +60,18 @@ void FillStrided(const char* op, const at::Tensor& tensor, randtensor::DataType 
 }  // namespace
 
 Settings CurrentSettings() {
-  std::lock_guard<std::mutex> lock(settings_mutex);
-  return settings;
+  Settings now;
+  now.order = static_cast<randtensor::ElementOrder>(order.load(std::memory_order_acquire));
+  const int64_t packed = geometry.load(std::memory_order_acquire);
+  now.gpu.sm_count = static_cast<int32_t>(packed >> 32);
+  now.gpu.threads_per_sm = static_cast<int32_t>(packed & 0xFFFFFFFF);
+  return now;
 }
 
-void SetSettings(const Settings& new_settings) {
-  std::lock_guard<std::mutex> lock(settings_mutex);
-  settings = new_settings;
+void SetSettings(const Settings& settings) {
+  geometry.store(int64_t{settings.gpu.sm_count} << 32 | settings.gpu.threads_per_sm,
+                 std::memory_order_release);
+  order.store(static_cast<int32_t>(settings.order), std::memory_order_release);
 }
 
 at::CPUGeneratorImpl* CpuGenerator(const c10::optional<at::Generator>& generator) {

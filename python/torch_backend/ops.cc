@@ -416,6 +416,42 @@ double Float32Ceil(double value) {
   return rounded;
 }
 
+// PyTorch CUDA's fused dropout (Dropout.cu), replayed. A dense input (any
+// strides without gaps or overlaps) is worked on as its memory, in memory
+// order, vectorized by the alignment of its address within the allocation
+// (GPU allocations are aligned to more than a vector), and the output and
+// mask get its strides (empty_like); any other input is read one element at
+// a time in logical order into packed results.
+std::tuple<at::Tensor, at::Tensor> ReplayCudaDropout(const at::Tensor& input, double p,
+                                                     randtensor::DataType type,
+                                                     at::CPUGeneratorImpl* gen) {
+  const auto bool_options = input.options().dtype(at::kBool);
+  const bool dense = input.is_non_overlapping_and_dense();
+  at::Tensor x = dense ? input : input.contiguous();
+  at::Tensor output = at::empty_like(x), mask = at::empty_like(x, bool_options);
+  int32_t max_vector = 1;
+  if (dense) {
+    const int64_t bytes = input.storage_offset() * input.element_size();
+    max_vector = 8;
+    while (max_vector > 1 && bytes % (max_vector * input.element_size()) != 0) max_vector /= 2;
+  }
+  std::lock_guard<std::mutex> lock(gen->mutex_);
+  randtensor::PhiloxState state, next;
+  randtensor::Status status =
+      randtensor::TorchCudaState(gen->current_seed(), ReadOffset(gen), &state);
+  TORCH_CHECK(status.ok(), "native_dropout: ", status.message());
+  // Dense tensors with non-negative strides start at their data pointer.
+  status = randtensor::TorchCudaDropout(type, static_cast<uint64_t>(x.numel()), x.data_ptr(),
+                                        output.data_ptr(), mask.data_ptr(), p, state, &next,
+                                        CurrentSettings().gpu, max_vector, FillThreads());
+  TORCH_CHECK(status.ok(), "native_dropout: ", status.message());
+  uint64_t offset = 0;
+  status = randtensor::TorchCudaOffset(next, &offset);
+  TORCH_CHECK(status.ok(), "native_dropout: ", status.message());
+  WriteOffset(gen, offset);
+  return std::make_tuple(output, mask);
+}
+
 // torch.native_dropout as PyTorch CUDA computes it (Dropout.cu): mask =
 // u < 1 - p, output = x * mask * scale in float (double for float64),
 // scale = 1 / (1 - p) rounded to that type.
@@ -438,35 +474,7 @@ std::tuple<at::Tensor, at::Tensor> NativeDropout(const at::Tensor& input, double
               "inputs, not ", input.scalar_type());
   auto* gen = CpuGenerator(c10::nullopt);  // CUDA's dropout takes no generator either
   const double p1m = 1.0 - p;
-  if (TorchCudaOrder()) {
-    const at::Tensor x = input.contiguous();
-    at::Tensor output = at::empty_like(x), mask = at::empty_like(x, bool_options);
-    // PyTorch CUDA vectorizes by what the input's address allows: a
-    // non-contiguous input is read one element at a time; a view that starts
-    // within an allocation, by its offset's alignment.
-    int32_t max_vector = 1;
-    if (input.is_contiguous()) {
-      const int64_t bytes = input.storage_offset() * input.element_size();
-      max_vector = 8;
-      while (max_vector > 1 && bytes % (max_vector * input.element_size()) != 0) max_vector /= 2;
-    }
-    std::lock_guard<std::mutex> lock(gen->mutex_);
-    randtensor::PhiloxState state, next;
-    randtensor::Status status =
-        randtensor::TorchCudaState(gen->current_seed(), ReadOffset(gen), &state);
-    TORCH_CHECK(status.ok(), "native_dropout: ", status.message());
-    status = randtensor::TorchCudaDropout(type, static_cast<uint64_t>(x.numel()), x.data_ptr(),
-                                          output.data_ptr(), mask.data_ptr(), p, state, &next,
-                                          CurrentSettings().gpu, max_vector, FillThreads());
-    TORCH_CHECK(status.ok(), "native_dropout: ", status.message());
-    uint64_t offset = 0;
-    status = randtensor::TorchCudaOffset(next, &offset);
-    TORCH_CHECK(status.ok(), "native_dropout: ", status.message());
-    WriteOffset(gen, offset);
-    if (input.is_contiguous()) return std::make_tuple(output, mask);
-    return std::make_tuple(at::empty_like(input).copy_(output),
-                           at::empty_like(input, bool_options).copy_(mask));
-  }
+  if (TorchCudaOrder()) return ReplayCudaDropout(input, p, type, gen);
   const bool wide = input.scalar_type() == at::kDouble;
   at::Tensor mask = at::empty(input.sizes(), bool_options);
   Draw("native_dropout", mask, Distribution::Bernoulli(wide ? Float32Ceil(p1m) : p1m), gen);

@@ -9,13 +9,16 @@ vectors.
     RANDTENSOR_CLI=build-cli/tools/randtensor python3 -m pytest -q tests/cli_test.py
 """
 
+import errno
 import os
 import re
 import resource
+import shutil
 import signal
 import stat
 import struct
 import subprocess
+import time
 
 import pytest
 
@@ -658,6 +661,178 @@ def test_unallocatable_buffer_exits_1(tmp_path):
     assert result.returncode == 1, result.stderr
     assert result.stdout == "" and result.stderr.count("\n") == 1
     assert not out.exists()
+
+
+# ---------------------------------------------------------------------------
+# An interrupted run leaves nothing behind: --out is written into an unnamed
+# temporary file (O_TMPFILE) that gets a name only once complete, or, where
+# the file system has none, into the named ".FILE.randtensor-XXXXXX".
+
+
+def unnamed_temporaries_work(directory):
+    """Whether `directory` takes O_TMPFILE and /proc/self/fd is there (the
+    tool names such a file through it); else the tool uses a named one."""
+    if not hasattr(os, "O_TMPFILE") or not os.path.isdir("/proc/self/fd"):
+        return False
+    try:
+        os.close(os.open(directory, os.O_TMPFILE | os.O_WRONLY, 0o600))
+    except OSError as error:
+        if error.errno in (errno.EOPNOTSUPP, errno.EISDIR, errno.EINVAL):
+            return False
+        raise
+    return True
+
+
+def file_being_written(pid, directory):
+    """(name as /proc shows it, size) of a file in `directory` that process
+    `pid` has open for writing, or None. An unnamed one reads '/dir/#INODE
+    (deleted)'."""
+    fds = "/proc/%d/fd" % pid
+    try:
+        for fd in os.listdir(fds):
+            try:
+                name = os.readlink(os.path.join(fds, fd))
+                if os.path.dirname(name) == directory:
+                    with open("/proc/%d/fdinfo/%s" % (pid, fd)) as info:
+                        flags = int(re.search(r"^flags:\s*(\d+)", info.read(), re.M).group(1), 8)
+                    if flags & os.O_ACCMODE != os.O_RDONLY:
+                        return os.path.basename(name), os.stat(os.path.join(fds, fd)).st_size
+            except OSError:
+                continue  # closed meanwhile
+    except OSError:
+        pass  # the process is gone (or a zombie)
+    return None
+
+
+# 1.6 GB of .npy (4e8 uint32), the size of the issue's run: far more than is
+# written before the signal, so the tool is killed while writing. Its files
+# get at most 512 MiB (RLIMIT_FSIZE) should the signal come late: the run
+# then fails on its own and the test says so.
+BIG_NPY = ["generate", "--sizes", "20000,20000", "--format", "npy", "--quiet"]
+
+
+def interrupt_a_big_write(tmp_path, signal_number, env=None):
+    """Starts BIG_NPY over an older FILE, sends `signal_number` once the tool
+    has written 1 MiB; returns (FILE, the name the tool was writing through)."""
+    def limits():
+        for number in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+            signal.signal(number, signal.SIG_DFL)
+        _, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+        cap = 512 << 20 if hard == resource.RLIM_INFINITY else min(hard, 512 << 20)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (cap, hard))
+
+    out = tmp_path / "big.npy"
+    out.write_bytes(b"older contents")
+    directory = os.path.realpath(tmp_path)  # as /proc shows it
+    full_env = {k: v for k, v in os.environ.items() if k != "RANDTENSOR_TARGET"}
+    full_env.update(env or {})
+    process = subprocess.Popen([cli_path(), *BIG_NPY, "--out", str(out)], env=full_env,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                               preexec_fn=limits)
+    try:
+        deadline = time.monotonic() + 8
+        while True:
+            writing = file_being_written(process.pid, directory)
+            if writing is not None and writing[1] >= 1 << 20:
+                break
+            if process.poll() is not None:
+                pytest.fail("the tool ended (status %d) before it was interrupted: %s" %
+                            (process.returncode, process.stderr.read().decode()))
+            if time.monotonic() > deadline:
+                pytest.fail("the tool wrote no 1 MiB of %s within 8 s" % out)
+            time.sleep(0.002)
+        process.send_signal(signal_number)
+        _, stderr = process.communicate(timeout=30)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert process.returncode == -signal_number, stderr.decode()
+    return out, writing[0]
+
+
+@pytest.mark.parametrize("signal_number", [signal.SIGKILL, signal.SIGTERM],
+                         ids=["SIGKILL", "SIGTERM"])
+def test_an_interrupted_write_leaves_nothing_behind(tmp_path, signal_number):
+    """kill -9 in the middle of a 1.6 GB --format npy write: the older FILE
+    stays as it was and no hidden temporary file is left beside it."""
+    if not unnamed_temporaries_work(tmp_path):
+        pytest.skip("no O_TMPFILE on this file system (or no /proc): the tool writes a named "
+                    "temporary file, which SIGKILL may leave behind")
+    out, written_through = interrupt_a_big_write(tmp_path, signal_number)
+    assert written_through.endswith(" (deleted)"), written_through  # unnamed while written
+    assert [p.name for p in tmp_path.iterdir()] == ["big.npy"]
+    assert out.read_bytes() == b"older contents"
+
+
+# An LD_PRELOAD library that refuses O_TMPFILE as a file system without it
+# does (EOPNOTSUPP): the tool must fall back to a named temporary file.
+NO_TMPFILE_SHIM = r"""
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#define SHIM(name, ...)                                                      \
+  int name(__VA_ARGS__, int flags, ...) {                                   \
+    mode_t mode = 0;                                                         \
+    if (flags & (O_CREAT | O_TMPFILE)) {                                     \
+      va_list ap;                                                            \
+      va_start(ap, flags);                                                   \
+      mode = va_arg(ap, mode_t);                                             \
+      va_end(ap);                                                            \
+    }                                                                        \
+    if ((flags & O_TMPFILE) == O_TMPFILE) {                                  \
+      errno = EOPNOTSUPP;                                                    \
+      return -1;                                                             \
+    }                                                                        \
+    return CALL_##name;                                                      \
+  }
+#define REAL(name, ...) ((int (*)())dlsym(RTLD_NEXT, #name))(__VA_ARGS__)
+#define CALL_open REAL(open, path, flags, mode)
+#define CALL_open64 REAL(open64, path, flags, mode)
+#define CALL_openat REAL(openat, dir, path, flags, mode)
+#define CALL_openat64 REAL(openat64, dir, path, flags, mode)
+SHIM(open, const char* path)
+SHIM(open64, const char* path)
+SHIM(openat, int dir, const char* path)
+SHIM(openat64, int dir, const char* path)
+"""
+
+
+@pytest.fixture(scope="module")
+def no_tmpfile_env(tmp_path_factory):
+    """The environment that makes the tool's O_TMPFILE fail with EOPNOTSUPP."""
+    if os.environ.get("RANDTENSOR_UNDER_SANITIZER"):
+        pytest.skip("a sanitizer's runtime must come first in LD_PRELOAD")
+    compiler = shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
+    if compiler is None:
+        pytest.skip("no C compiler to build the LD_PRELOAD library that refuses O_TMPFILE")
+    directory = tmp_path_factory.mktemp("no_tmpfile")
+    (directory / "shim.c").write_text(NO_TMPFILE_SHIM)
+    library = directory / "no_tmpfile.so"
+    subprocess.run([compiler, "-shared", "-fPIC", "-O1", "-o", str(library),
+                    str(directory / "shim.c"), "-ldl"], check=True, timeout=60)
+    return {"LD_PRELOAD": str(library)}
+
+
+def test_without_o_tmpfile_a_named_temporary_replaces_the_file(tmp_path, no_tmpfile_env):
+    out = tmp_path / "keep.npy"
+    out.write_bytes(b"old")
+    out.chmod(0o640)
+    expected = generate_file(tmp_path, "plain.npy", "--sizes", "3,5", "--format", "npy",
+                             "--seed", "7")
+    assert generate_file(tmp_path, "keep.npy", "--sizes", "3,5", "--format", "npy",
+                         "--seed", "7", env=no_tmpfile_env) == expected
+    assert stat.S_IMODE(out.stat().st_mode) == 0o640
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["keep.npy", "plain.npy"]
+
+
+def test_without_o_tmpfile_sigterm_removes_the_named_temporary(tmp_path, no_tmpfile_env):
+    out, written_through = interrupt_a_big_write(tmp_path, signal.SIGTERM, env=no_tmpfile_env)
+    assert re.fullmatch(r"\.big\.npy\.randtensor-\w{6}", written_through), written_through
+    assert [p.name for p in tmp_path.iterdir()] == ["big.npy"]
+    assert out.read_bytes() == b"older contents"
 
 
 # ---------------------------------------------------------------------------

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <random>
 #include <utility>
 
 #include "tools/cli_args.h"
@@ -21,6 +22,7 @@ namespace {
 // handler may only make async-signal-safe calls (unlink, signal, raise).
 char g_temp_path[PATH_MAX];
 volatile std::sig_atomic_t g_have_temp = 0;
+bool g_watching = false;  // the handlers are installed (g_have_temp may be 0)
 constexpr int kCleanupSignals[] = {SIGINT, SIGTERM, SIGHUP};
 struct sigaction g_previous[sizeof(kCleanupSignals) / sizeof(kCleanupSignals[0])];
 
@@ -31,10 +33,13 @@ extern "C" void RemoveTemporaryAndDie(int signal_number) {
   std::raise(signal_number);
 }
 
-void Watch(const std::string& temp) {
+// Installs the handlers for `temp`; `armed` false: they remove nothing until
+// Arm(), for a name that does not exist yet (it may be another file's).
+void Watch(const std::string& temp, bool armed = true) {
   if (temp.size() >= sizeof(g_temp_path)) return;  // mkstemp would have refused it
   std::memcpy(g_temp_path, temp.c_str(), temp.size() + 1);
-  g_have_temp = 1;
+  g_have_temp = armed ? 1 : 0;
+  g_watching = true;
   for (size_t i = 0; i < sizeof(kCleanupSignals) / sizeof(kCleanupSignals[0]); ++i) {
     struct sigaction action = {};
     action.sa_handler = RemoveTemporaryAndDie;
@@ -45,12 +50,17 @@ void Watch(const std::string& temp) {
   }
 }
 
+void Arm() {
+  if (g_watching) g_have_temp = 1;
+}
+
 void Unwatch() {
-  if (!g_have_temp) return;
+  if (!g_watching) return;
   for (size_t i = 0; i < sizeof(kCleanupSignals) / sizeof(kCleanupSignals[0]); ++i) {
     sigaction(kCleanupSignals[i], &g_previous[i], nullptr);
   }
   g_have_temp = 0;
+  g_watching = false;
 }
 
 std::string DirectoryOf(const std::string& path) {
@@ -65,6 +75,69 @@ mode_t ModeFor(const std::string& target) {
   const mode_t mask = umask(0);
   umask(mask);
   return 0666 & ~mask;
+}
+
+// ".NAME.randtensor-" beside `target`: a temporary file's name less its
+// six-character suffix.
+std::string TemporaryPrefix(const std::string& target) {
+  std::string name = std::filesystem::path(target).filename().string();
+  if (name.size() > 200) name.resize(200);  // room for the prefix and suffix in NAME_MAX
+  return DirectoryOf(target) + "/." + name + ".randtensor-";
+}
+
+// The name through which linkat() reaches the file open as `fd`.
+std::string ProcFdPath(int fd) { return "/proc/self/fd/" + std::to_string(fd); }
+
+// An unnamed temporary file (O_TMPFILE) in the directory of `target`, with
+// the mode `target` has (or 0666 less the umask), opened for writing: it has
+// no name until NameUnnamedTemporary(), so a run that ends before then, even
+// by SIGKILL, leaves nothing behind. Returns -1 where the kernel or the file
+// system has no O_TMPFILE (EOPNOTSUPP, EISDIR, EINVAL), where /proc, which
+// linkat() needs to name it, is missing, and on any other error: the caller
+// then makes a named temporary file, which reports that error as before.
+int CreateUnnamedTemporary(const std::string& target) {
+#ifdef O_TMPFILE
+  const int fd = open(DirectoryOf(target).c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+  if (fd < 0) return -1;
+  struct stat st;
+  if (stat(ProcFdPath(fd).c_str(), &st) != 0 || fchmod(fd, ModeFor(target)) != 0) {
+    close(fd);
+    return -1;
+  }
+  return fd;
+#else
+  (void)target;
+  return -1;
+#endif
+}
+
+// Gives the unnamed temporary file `fd` a name beside `target`
+// (".NAME.randtensor-XXXXXX", registered for removal on SIGINT, SIGTERM and
+// SIGHUP like CreateTemporary's) and returns it: linkat() cannot replace
+// FILE, so FILE is then replaced by rename() as from a named temporary file.
+// On failure closes `fd` and fails naming `shown`.
+std::string NameUnnamedTemporary(int fd, const std::string& target, const std::string& shown) {
+  static constexpr char kLetters[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+  std::random_device random;
+  std::uniform_int_distribution<size_t> letter(0, sizeof(kLetters) - 2);
+  int error = EEXIST;
+  for (int attempt = 0; attempt < 100 && error == EEXIST; ++attempt) {
+    std::string temp = TemporaryPrefix(target);
+    for (int i = 0; i < 6; ++i) temp += kLetters[letter(random)];
+    // The handlers are in place before the name exists, on whichever thread
+    // a signal lands, and remove it only once it is this file's.
+    Watch(temp, /*armed=*/false);
+    if (linkat(AT_FDCWD, ProcFdPath(fd).c_str(), AT_FDCWD, temp.c_str(), AT_SYMLINK_FOLLOW) == 0) {
+      Arm();
+      return temp;
+    }
+    error = errno;
+    Unwatch();
+  }
+  close(fd);
+  Fail(kExitFailure, "--out: cannot give the finished temporary file a name beside '" + shown +
+                         "': " + std::strerror(error));
 }
 
 ssize_t WriteAll(int fd, const void* data, size_t size) {
@@ -107,9 +180,7 @@ OutputKind ClassifyOutput(const std::string& path, std::string* target) {
 }
 
 int CreateTemporary(const std::string& target, const std::string& shown, std::string* temp) {
-  std::string name = std::filesystem::path(target).filename().string();
-  if (name.size() > 200) name.resize(200);  // room for the prefix and suffix in NAME_MAX
-  std::string pattern = DirectoryOf(target) + "/." + name + ".randtensor-XXXXXX";
+  std::string pattern = TemporaryPrefix(target) + "XXXXXX";
   const int fd = mkostemp(pattern.data(), O_CLOEXEC);
   if (fd < 0) {
     const int error = errno;
@@ -190,7 +261,10 @@ OutputFile::OutputFile(const std::string& path) : path_(path) {
       }
       break;
     case OutputKind::kReplace:
-      fd_ = CreateTemporary(target_, path_, &temp_);
+      // Unnamed until Commit() where the file system allows (temp_ stays
+      // empty), else named from the start.
+      fd_ = CreateUnnamedTemporary(target_);
+      if (fd_ < 0) fd_ = CreateTemporary(target_, path_, &temp_);
       break;
   }
 }
@@ -198,7 +272,7 @@ OutputFile::OutputFile(const std::string& path) : path_(path) {
 OutputFile::~OutputFile() {
   if (fd_ < 0) return;
   if (kind_ != OutputKind::kStdout) close(fd_);
-  if (kind_ == OutputKind::kReplace) DiscardTemporary(temp_);
+  if (kind_ == OutputKind::kReplace && !temp_.empty()) DiscardTemporary(temp_);
 }
 
 void OutputFile::Write(const void* data, size_t size) {
@@ -218,6 +292,11 @@ void OutputFile::Commit() {
     fd_ = fd;
     Abandon(errno);
   }
+  // An unnamed temporary file gets its name while still open (linkat()
+  // reaches it through /proc/self/fd), then goes on as a named one.
+  if (kind_ == OutputKind::kReplace && temp_.empty()) {
+    temp_ = NameUnnamedTemporary(fd, target_, path_);
+  }
   if (close(fd) != 0) {
     const int error = errno;
     if (kind_ == OutputKind::kReplace) DiscardTemporary(temp_);
@@ -229,7 +308,7 @@ void OutputFile::Commit() {
 void OutputFile::Abandon(int error) {
   if (kind_ != OutputKind::kStdout) close(fd_);
   fd_ = -1;
-  if (kind_ == OutputKind::kReplace) DiscardTemporary(temp_);
+  if (kind_ == OutputKind::kReplace && !temp_.empty()) DiscardTemporary(temp_);
   Fail(kExitFailure, "--out: writing '" + (kind_ == OutputKind::kStdout ? std::string("-") : path_) +
                          "' failed: " + std::strerror(error));
 }

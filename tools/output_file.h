@@ -5,13 +5,23 @@
 //   an existing file that is not a regular file (/dev/null, /dev/full, a FIFO),
 //                    or /dev/stdout, /dev/stderr, /dev/fd/N, /proc/...: written
 //                    in place and never removed.
-//   anything else    a new temporary file beside FILE (".FILE.randtensor-XXXXXX",
-//                    same directory, so the same file system), synced and
-//                    renamed over FILE only when complete. A symbolic link to
-//                    a regular file has its target replaced; the link stays.
-//                    Any failure, SIGINT, SIGTERM or SIGHUP removes the
-//                    temporary file (SIGKILL cannot be caught: a killed run
-//                    may leave one behind, never a partial FILE).
+//   anything else    a new temporary file beside FILE (same directory, so the
+//                    same file system), synced and renamed over FILE only when
+//                    complete. A symbolic link to a regular file has its
+//                    target replaced; the link stays. The temporary file is
+//                    unnamed while it is written (O_TMPFILE), so a run that
+//                    ends before it is complete, even by SIGKILL, leaves
+//                    nothing behind; once synced it is linked (linkat through
+//                    /proc/self/fd) as ".FILE.randtensor-XXXXXX" and renamed
+//                    over FILE (linkat cannot replace a file). Where the file
+//                    system or kernel has no O_TMPFILE, or /proc is missing,
+//                    it is named ".FILE.randtensor-XXXXXX" from the start, as
+//                    under mpirun, where the other ranks open it by name.
+//                    Any failure, SIGINT, SIGTERM or SIGHUP removes a named
+//                    temporary file; SIGKILL cannot be caught, so a killed run
+//                    may leave a named one behind (and, with O_TMPFILE, only
+//                    in the instant between the link and the rename), never a
+//                    partial FILE.
 //
 // Every failure ends the program (CliError, status 1) with one line naming FILE.
 #ifndef RANDTENSOR_TOOLS_OUTPUT_FILE_H_
@@ -36,7 +46,8 @@ enum class OutputKind {
 // the regular file a symbolic link names).
 OutputKind ClassifyOutput(const std::string& path, std::string* target);
 
-// A temporary file beside `target` for kReplace, with the mode `target` has
+// A named temporary file beside `target` for kReplace (OutputFile tries an
+// unnamed one first; MPI's rank 0 makes this one), with the mode `target` has
 // (or 0666 less the umask when it does not exist), registered for removal on
 // SIGINT, SIGTERM and SIGHUP. Returns its open descriptor (read-write) and its
 // path. `shown` is the --out text used in messages.
@@ -72,11 +83,13 @@ class OutputFile {
   explicit OutputFile(const std::string& path);
   OutputFile(const OutputFile&) = delete;
   OutputFile& operator=(const OutputFile&) = delete;
-  // Not committed (an exception passes by): removes the temporary file.
+  // Not committed (an exception passes by): removes the temporary file (an
+  // unnamed one goes with its descriptor).
   ~OutputFile();
 
   void Write(const void* data, size_t size);
-  // Completes the output: syncs and renames a temporary file over FILE.
+  // Completes the output: syncs a temporary file, names it if it is unnamed
+  // and renames it over FILE.
   void Commit();
 
   bool to_stdout() const { return kind_ == OutputKind::kStdout; }
@@ -86,7 +99,7 @@ class OutputFile {
 
   std::string path_;    // as given, for messages
   std::string target_;  // kReplace: the file renamed over
-  std::string temp_;    // kReplace: the temporary file
+  std::string temp_;    // kReplace: the temporary file; empty while it is unnamed
   OutputKind kind_;
   int fd_ = -1;
   uint64_t written_ = 0;  // bytes written so far: where the next write lands

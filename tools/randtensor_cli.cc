@@ -974,7 +974,7 @@ int Run(const std::vector<std::string>& words) {
 int main(int argc, char** argv) {
   using randtensor_cli::kExitFailure;
   // A write past `ulimit -f` raises SIGXFSZ, whose default ends the process
-  // without a word and leaves the temporary file; ignored, the write fails
+  // without a word and may leave a named temporary file; ignored, the write fails
   // with EFBIG and the usual path reports it and removes the file.
   std::signal(SIGXFSZ, SIG_IGN);
   // Starts MPI only when an MPI launcher started this process (mpi_output.h).

@@ -368,3 +368,64 @@ def test_state_bytes_carry_seed_and_offset(backend):
     torch.set_rng_state(torch.tensor(list(state), dtype=torch.uint8))
     assert torch.initial_seed() == 77 and rt.get_offset() == 40
     assert struct.unpack("<Q", state[:8])[0] == 77
+
+
+# --------------------------------------------------------------------------
+# The distributions the backend adds, against an H100
+# (tests/reference/torch_backend/record_distributions.py)
+
+def _recorded_distributions():
+    folder = os.path.join(HERE, os.pardir, os.pardir, "tests", "reference", "torch_backend")
+    sys.path.insert(0, folder)
+    import record_distributions as rec
+    with open(os.path.join(folder, "recorded", "distributions.json")) as f:
+        data = json.load(f)
+    return rec, data, np.load(os.path.join(folder, "recorded", "distributions.npz"))
+
+
+def _as_float64(raw, dtype):
+    if dtype == "bfloat16":
+        return (raw.astype(np.uint32) << 16).view(np.float32).astype(np.float64)
+    return raw.view({"float16": np.float16, "float32": np.float32,
+                     "float64": np.float64}[dtype]).astype(np.float64)
+
+
+# The GPU computes these transforms with its fast approximations (__logf,
+# __tanf, __expf: absolute errors near 2^-21 on the reduced argument);
+# randtensor with the C library's. Compared where that error lives: the
+# logarithm (exponential), the angle (Cauchy), the normal (log-normal); the
+# narrow types after one rounding to their own precision.
+TRANSFORM_TOLERANCE = {"float32": 2.0 ** -19, "float64": 1e-13, "float16": 2.0 ** -10,
+                       "bfloat16": 2.0 ** -7}
+
+
+def test_added_distributions_and_random_overloads_match_an_h100():
+    rec, data, arrays = _recorded_distributions()
+    env = data["env"]
+    problems = []
+    with rt.installed(order="torch_cuda", gpu=(env["sm_count"], env["threads_per_sm"])):
+        for case, (op, dtype, make) in zip(data["cases"], rec.cases()):
+            assert (op, dtype) == (case["op"], case["dtype"])
+            torch.manual_seed(case["seed"])
+            got_raw = rec.bits(make(case["n"], "cpu", DT[dtype]))
+            want_raw = arrays[f"c{case['id']}"]
+            where = f"{op} {dtype}"
+            if rt.get_offset() != case["offset_after"]:
+                problems.append(f"{where}: offset {rt.get_offset()}, GPU {case['offset_after']}")
+            if op not in ("exponential_", "cauchy_", "log_normal_"):
+                if not np.array_equal(got_raw, want_raw):  # exact: integers and compares
+                    problems.append(f"{where}: {int((got_raw != want_raw).sum())} values differ")
+                continue
+            got, want = _as_float64(got_raw, dtype), _as_float64(want_raw, dtype)
+            if op == "exponential_":  # -log(u) / 1.5
+                got, want = got * 1.5, want * 1.5
+            elif op == "cauchy_":  # 0.5 + 2 tan(angle)
+                got, want = np.arctan((got - 0.5) / 2), np.arctan((want - 0.5) / 2)
+            else:  # exp(normal(0.25, 0.5))
+                got, want = np.log(got), np.log(want)
+            tolerance = TRANSFORM_TOLERANCE[dtype] * np.maximum(1.0, np.abs(want))
+            bad = ~(np.abs(got - want) <= tolerance)
+            if bad.any():
+                problems.append(f"{where}: {int(bad.sum())} values beyond tolerance, worst "
+                                f"{np.max(np.abs(got - want)[bad]):.3g}")
+    assert not problems, "\n".join(problems)

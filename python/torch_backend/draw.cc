@@ -1,9 +1,13 @@
 #include "draw.h"
 
+#include <ATen/MemoryOverlap.h>
 #include <ATen/Parallel.h>
 #include <ATen/TensorIterator.h>
 #include <ATen/Utils.h>
 #include <ATen/core/DistributionsHelper.h>
+
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -19,6 +23,21 @@ namespace {
 std::atomic<int32_t> order{static_cast<int32_t>(randtensor::ElementOrder::kStream)};
 std::atomic<int64_t> geometry{0};  // sm_count << 32 | threads_per_sm
 
+// Fresh memory costs a page fault per 4 KiB page on first touch, slower
+// than the fill itself: asking for transparent huge pages over a large
+// output (where the kernel offers them on request) takes one fault per 2 MiB.
+// Advice only: memory already in place is unchanged, and values never depend
+// on it.
+[[maybe_unused]] void AdviseHugePages(const at::Tensor& tensor) {
+  constexpr uintptr_t kHuge = uintptr_t{2} << 20;
+  const uintptr_t bytes = static_cast<uintptr_t>(tensor.numel()) * tensor.element_size();
+  if (bytes < 4 * kHuge) return;
+  const auto start = reinterpret_cast<uintptr_t>(tensor.data_ptr());
+  const uintptr_t first = (start + kHuge - 1) & ~(kHuge - 1);
+  const uintptr_t last = (start + bytes) & ~(kHuge - 1);
+  if (last > first) madvise(reinterpret_cast<void*>(first), last - first, MADV_HUGEPAGE);
+}
+
 // Fills `tensor` in its logical order (stream) or as a packed row-major
 // block (torch_cuda) from `state`.
 void FillStrided(const char* op, const at::Tensor& tensor, randtensor::DataType type,
@@ -29,6 +48,9 @@ void FillStrided(const char* op, const at::Tensor& tensor, randtensor::DataType 
   desc.dtype = type;
   if (tensor.is_contiguous()) {  // logical order is memory order: one packed row
     const int64_t count = tensor.numel();
+#ifdef RANDTENSOR_TORCH_ADVISE_HUGE_PAGES
+    AdviseHugePages(tensor);
+#endif
     desc.rank = 1;
     desc.sizes = &count;
     const randtensor::Status status = randtensor::Fill(
@@ -94,7 +116,9 @@ bool LibraryType(at::ScalarType type, randtensor::DataType* out) {
   }
 }
 
-uint32_t FillThreads() {
+uint32_t FillThreads(int64_t elements) {
+  // Below this the library runs on the caller anyway: skip asking torch.
+  if (elements < (int64_t{1} << 15)) return 1;
   return at::in_parallel_region() ? 1u : static_cast<uint32_t>(std::max(1, at::get_num_threads()));
 }
 
@@ -113,13 +137,14 @@ void DrawLocked(const char* op, const at::Tensor& tensor,
   }
   *next_offset = offset;
   if (tensor.numel() == 0) return;  // PyTorch draws nothing for an empty tensor.
+  if (!tensor.is_contiguous()) at::assert_no_internal_overlap(tensor);  // PyTorch's message
   randtensor::PhiloxState state, next;
   randtensor::Status status = randtensor::TorchCudaState(gen->current_seed(), offset, &state);
   TORCH_CHECK(status.ok(), op, ": ", status.message());
 
   const Settings now = CurrentSettings();
   randtensor::FillOptions options;
-  options.threads = FillThreads();
+  options.threads = FillThreads(tensor.numel());
   options.distribution = distribution;
   options.order = now.order;
   options.gpu = now.gpu;

@@ -40,8 +40,9 @@ void DrawLocked(const char* op, const at::Tensor& tensor,
                 const randtensor::Distribution& distribution, at::CPUGeneratorImpl* gen,
                 uint64_t offset, uint64_t* next_offset);
 
-// Threads for a fill: torch's intra-op count, or 1 inside a parallel region.
-uint32_t FillThreads();
+// Threads for a fill of `elements`: torch's intra-op count, or 1 inside a
+// parallel region or for a small fill.
+uint32_t FillThreads(int64_t elements);
 
 }  // namespace randtensor_torch
 

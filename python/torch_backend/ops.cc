@@ -14,6 +14,7 @@
 #include <ATen/ops/_sample_dirichlet_native.h>
 #include <ATen/ops/_standard_gamma_native.h>
 #include <ATen/ops/dropout_native.h>
+#include <ATen/ops/native_dropout_native.h>
 #include <torch/library.h>
 #include <torch/version.h>
 
@@ -25,6 +26,7 @@
 #include <string>
 
 #include "draw.h"
+#include "randtensor/philox.h"
 #include "stream_position.h"
 
 namespace randtensor_torch {
@@ -81,7 +83,42 @@ struct UniformKernel {
   }
 };
 
+// uniform_impl_'s bounds checks, word for word, for the fast path below.
+template <typename scalar_t>
+void CheckUniformBounds(const at::Tensor& self, double& from, double& to) {
+  const auto dtype = self.dtype();
+  const auto min = static_cast<double>(std::numeric_limits<scalar_t>::lowest());
+  const auto max = static_cast<double>(std::numeric_limits<scalar_t>::max());
+  TORCH_CHECK(from >= min && from <= max, "from", " is out of bounds for ", dtype);
+  TORCH_CHECK(to >= min && to <= max, "to", " is out of bounds for ", dtype);
+  TORCH_CHECK(from <= to, "uniform_ expects to return a [from, to) range, but found from=", from,
+              " > to=", to);
+  TORCH_CHECK((to - from) <= std::numeric_limits<scalar_t>::max(),
+              "uniform_ expects to-from <= std::numeric_limits<", toString(self.scalar_type()),
+              ">::max(), but found to=", to, " and from=", from,
+              " which result in to-from to exceed the limit");
+  from = std::min(std::max(from, min), max);
+  to = std::max(std::min(to, max), min);
+}
+
 at::Tensor& Uniform_(at::Tensor& self, double from, double to, Gen gen) {
+  // A contiguous real tensor needs none of the TensorIterator that
+  // uniform_impl_ builds (no overlap is possible): it costs more than
+  // drawing a small tensor (nn.init and torch.rand of small shapes).
+  if (self.is_contiguous() && self.is_floating_point() && !TorchCudaOrder()) {
+    AT_DISPATCH_FLOATING_TYPES_AND2(at::kHalf, at::kBFloat16, self.scalar_type(),
+                                    "check_uniform_bounds",
+                                    [&] { CheckUniformBounds<scalar_t>(self, from, to); });
+    at::NoNamesGuard guard;
+    auto* generator = CpuGenerator(gen);
+    if (from == to) {
+      Draw("uniform_", self, Distribution::Uniform(0.0, 1.0), generator);
+      self.fill_(from);
+    } else {
+      Draw("uniform_", self, Distribution::Uniform(from, to), generator);
+    }
+    return self;
+  }
   return at::native::templates::uniform_impl_<UniformKernel, at::CPUGeneratorImpl>(self, from, to,
                                                                                     gen);
 }
@@ -152,19 +189,52 @@ struct BernoulliScalarKernel {
 };
 
 // bernoulli_(p tensor): PyTorch CUDA's `u <= p` with u = curand_uniform,
-// compared in p's type. Its CUDA element order (CUDA_tensor_apply2's grid,
-// one curand_init per four elements) is not replayed.
+// compared in p's type. On the GPU (CUDA_tensor_apply2, four elements a
+// thread, a grid large enough for one chunk each) logical element e reads
+// word e mod 4 of the first block of curand_init(seed, e / 4, offset): the
+// Philox block at counter (offset / 4, e / 4); the offset then moves by 12
+// (philox_cuda_state(10), rounded up to whole blocks), whatever the size.
+at::Tensor CudaApplyUniform(const at::Tensor& like, at::CPUGeneratorImpl* gen) {
+  at::Tensor u = at::empty(like.sizes(), like.options().dtype(at::kFloat));
+  float* out = u.data_ptr<float>();
+  const int64_t n = u.numel();
+  std::lock_guard<std::mutex> lock(gen->mutex_);
+  const uint64_t offset = ReadOffset(gen), seed = gen->current_seed();
+  const randtensor::PhiloxKey key{{static_cast<uint32_t>(seed), static_cast<uint32_t>(seed >> 32)}};
+  at::parallel_for(0, (n + 3) / 4, 4096, [&](int64_t begin, int64_t end) {
+    for (int64_t t = begin; t < end; ++t) {
+      const uint64_t blocks = offset / 4;
+      const randtensor::Counter128 counter{{static_cast<uint32_t>(blocks),
+                                            static_cast<uint32_t>(blocks >> 32),
+                                            static_cast<uint32_t>(t),
+                                            static_cast<uint32_t>(static_cast<uint64_t>(t) >> 32)}};
+      const randtensor::PhiloxBlock block = randtensor::philox::Block(counter, key);
+      for (int64_t lane = 0; lane < 4 && 4 * t + lane < n; ++lane) {
+        // u32: float(x) * 2^-32 is exact, so this add rounds once, as the fma
+        out[4 * t + lane] = static_cast<float>(block.v[lane]) * 0x1p-32f + 0x1p-33f;
+      }
+    }
+  });
+  WriteOffset(gen, offset + 12);
+  return u;
+}
+
 template <typename RNG>
 struct BernoulliTensorKernel {
   void operator()(const at::Tensor& self, const at::Tensor& p_, Gen generator) {
-    TORCH_CHECK_NOT_IMPLEMENTED(!TorchCudaOrder(),
-                                "bernoulli_ with a tensor of probabilities is not replayed in "
-                                "order='torch_cuda' (randtensor); use a float p or "
-                                "order='stream'");
+    AT_DISPATCH_ALL_TYPES_AND3(at::kBool, at::kBFloat16, at::kHalf, self.scalar_type(),
+                               "bernoulli_tensor_cpu_self_", [&] {});
     AT_DISPATCH_FLOATING_TYPES_AND2(at::kHalf, at::kBFloat16, p_.scalar_type(),
                                     "bernoulli_tensor_cpu_p_", [&] {});
     const at::Tensor p = p_.to(at::kCPU).expand(self.sizes());
-    at::Tensor u = CurandUniform("bernoulli_", self, at::kFloat, CpuGenerator(generator));
+    // PyTorch's own check, its message included.
+    const at::Tensor range = at::stack({p.min(), p.max()}).to(at::kDouble);
+    for (const double p_in : {range[0].item<double>(), range[1].item<double>()}) {
+      TORCH_CHECK(p_in >= 0 && p_in <= 1);
+    }
+    auto* gen = CpuGenerator(generator);
+    at::Tensor u = TorchCudaOrder() ? CudaApplyUniform(self, gen)
+                                    : CurandUniform("bernoulli_", self, at::kFloat, gen);
     self.copy_(u.le(p));
   }
 };
@@ -191,9 +261,14 @@ void IntegersInto(const char* op, const at::Tensor& self, uint64_t range, int64_
   const at::ScalarType type = self.scalar_type();
   const bool fits = range <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) &&
                     static_cast<int64_t>(range) <= std::numeric_limits<int64_t>::max() - base;
-  const bool direct = fits && (type == at::kLong || type == at::kDouble ||
+  // Where the library's integers hold every value of [base, base + range).
+  const auto within = [&](int64_t bound) {
+    return base >= -bound && static_cast<int64_t>(range) <= bound - base;
+  };
+  const bool direct = fits && (type == at::kLong || (type == at::kDouble && within(int64_t{1} << 53)) ||
                                (type == at::kInt && range < (uint64_t{1} << 28)) ||
-                               (type == at::kFloat && range < (uint64_t{1} << 24)));
+                               (type == at::kFloat && within(int64_t{1} << 24) &&
+                                range < (uint64_t{1} << 28)));
   if (direct) {
     Draw(op, self, Distribution::Integers(base, base + static_cast<int64_t>(range)), gen);
     return;
@@ -251,6 +326,7 @@ struct RandomFromToKernel {
   void operator()(at::TensorIteratorBase& iter, Gen generator) {
     const at::Tensor& self = iter.tensor(0);
     const at::ScalarType type = self.scalar_type();
+    AT_DISPATCH_ALL_TYPES_AND(at::kBFloat16, type, "random_full_64_bits_range_kernel_cpu", [&] {});
     TORCH_CHECK(type == at::kLong || type == at::kDouble || type == at::kFloat ||
                     type == at::kBFloat16,
                 "random_full_64_bits_range_kernel_cpu handles only int64, double, float and "
@@ -443,7 +519,7 @@ std::tuple<at::Tensor, at::Tensor> ReplayCudaDropout(const at::Tensor& input, do
   // Dense tensors with non-negative strides start at their data pointer.
   status = randtensor::TorchCudaDropout(type, static_cast<uint64_t>(x.numel()), x.data_ptr(),
                                         output.data_ptr(), mask.data_ptr(), p, state, &next,
-                                        CurrentSettings().gpu, max_vector, FillThreads());
+                                        CurrentSettings().gpu, max_vector, FillThreads(x.numel()));
   TORCH_CHECK(status.ok(), "native_dropout: ", status.message());
   uint64_t offset = 0;
   status = randtensor::TorchCudaOffset(next, &offset);
@@ -461,17 +537,19 @@ std::tuple<at::Tensor, at::Tensor> NativeDropout(const at::Tensor& input, double
   if (train.has_value() && !*train) {
     return std::make_tuple(input.clone(), at::ones_like(input, bool_options));
   }
-  TORCH_CHECK(p >= 0 && p <= 1, "dropout probability has to be between 0 and 1, but got ", p);
+  randtensor::DataType type;
+  if (!(p >= 0 && p <= 1) || !input.is_floating_point() ||
+      !LibraryType(input.scalar_type(), &type)) {
+    // What PyTorch CUDA refuses or never sees (complex, integer inputs, p
+    // outside [0, 1]): PyTorch's CPU kernel, its errors and values.
+    return at::native::native_dropout_cpu(input, p, train);
+  }
   if (p == 1) {
     return std::make_tuple(at::zeros_like(input), at::zeros_like(input, bool_options));
   }
   if (input.numel() == 0) {
     return std::make_tuple(input.clone(), at::empty_like(input, bool_options));
   }
-  randtensor::DataType type;
-  TORCH_CHECK(input.is_floating_point() && LibraryType(input.scalar_type(), &type),
-              "native_dropout: randtensor handles float32, float64, float16 and bfloat16 "
-              "inputs, not ", input.scalar_type());
   auto* gen = CpuGenerator(c10::nullopt);  // CUDA's dropout takes no generator either
   const double p1m = 1.0 - p;
   if (TorchCudaOrder()) return ReplayCudaDropout(input, p, type, gen);
@@ -610,6 +688,7 @@ void Uninstall() {
   autograd_library.reset();
   cpu_library.reset();
   SetSettings(Settings());
+  ForgetOffsets();
 }
 
 bool Installed() {

@@ -2,7 +2,11 @@
 
 #include <c10/util/Exception.h>
 
+#include <c10/util/intrusive_ptr.h>
+
 #include <cstring>
+#include <mutex>
+#include <unordered_map>
 
 namespace randtensor_torch {
 namespace {
@@ -10,6 +14,24 @@ namespace {
 // A quiet NaN with the top payload bit set; the low 50 bits hold offset / 4.
 constexpr uint64_t kTag = 0x7FFC000000000000ull;
 constexpr uint64_t kTagMask = 0xFFFC000000000000ull;
+
+// Every generator that has held an offset, weakly: ForgetOffsets' list.
+std::mutex registry_mutex;
+std::unordered_map<c10::GeneratorImpl*, c10::weak_intrusive_ptr<c10::GeneratorImpl>> registry;
+
+void Remember(at::CPUGeneratorImpl* gen) {
+  std::lock_guard<std::mutex> lock(registry_mutex);
+  auto known = registry.find(gen);
+  if (known != registry.end() && !known->second.expired()) return;
+  // New, or a new generator at a dead one's address.
+  c10::weak_intrusive_ptr<c10::GeneratorImpl> weak(
+      c10::intrusive_ptr<c10::GeneratorImpl>::reclaim_copy(gen));
+  if (known == registry.end()) {
+    registry.emplace(gen, std::move(weak));
+  } else {
+    known->second = std::move(weak);
+  }
+}
 
 bool TaggedBits(at::CPUGeneratorImpl* gen, uint64_t* bits) {
   const auto cached = gen->next_double_normal_sample();
@@ -29,6 +51,8 @@ uint64_t ReadOffset(at::CPUGeneratorImpl* gen) {
 void WriteOffset(at::CPUGeneratorImpl* gen, uint64_t offset) {
   TORCH_CHECK(offset % 4 == 0 && offset < kOffsetLimit, "randtensor: generator offset ", offset,
               " is past the last one a CPU generator can hold (2^52); reseed it");
+  uint64_t old = 0;
+  if (!TaggedBits(gen, &old)) Remember(gen);  // once per seeding, not per draw
   const uint64_t bits = kTag | (offset / 4);
   double value = 0;
   std::memcpy(&value, &bits, sizeof value);
@@ -38,6 +62,19 @@ void WriteOffset(at::CPUGeneratorImpl* gen, uint64_t offset) {
 bool HoldsOffset(at::CPUGeneratorImpl* gen) {
   uint64_t bits = 0;
   return TaggedBits(gen, &bits);
+}
+
+void ForgetOffsets() {
+  std::lock_guard<std::mutex> lock(registry_mutex);
+  for (auto& [raw, weak] : registry) {
+    (void)raw;
+    c10::intrusive_ptr<c10::GeneratorImpl> strong = weak.lock();
+    if (!strong) continue;
+    auto* gen = static_cast<at::CPUGeneratorImpl*>(strong.get());
+    std::lock_guard<std::mutex> gen_lock(gen->mutex_);
+    if (HoldsOffset(gen)) gen->set_next_double_normal_sample(c10::optional<double>());
+  }
+  registry.clear();
 }
 
 }  // namespace randtensor_torch

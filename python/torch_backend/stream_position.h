@@ -11,7 +11,11 @@
 // torch.get_rng_state, set_rng_state, fork_rng) save and restore it, clone()
 // copies it, and each torch.Generator has its own. The only torch CPU kernels
 // that read that slot (_standard_gamma, _sample_dirichlet: ops.cc) are
-// wrapped so that they neither see the offset nor lose it.
+// wrapped so that they neither see the offset nor lose it, and uninstall()
+// empties the slot of every generator that holds one (ForgetOffsets). A
+// state saved while installed and restored after uninstall() brings the
+// offset back into a slot that PyTorch's normal_ of fewer than 16 elements
+// reads: restore such states while installed (docs/torch.md).
 #ifndef RANDTENSOR_TORCH_STREAM_POSITION_H_
 #define RANDTENSOR_TORCH_STREAM_POSITION_H_
 
@@ -35,6 +39,10 @@ void WriteOffset(at::CPUGeneratorImpl* gen, uint64_t offset);
 
 // Whether the slot holds an offset (the gamma wrappers' test).
 bool HoldsOffset(at::CPUGeneratorImpl* gen);
+
+// Empties the slot of every live generator that holds an offset (uninstall):
+// PyTorch's own normal_ reads that slot as a cached normal sample.
+void ForgetOffsets();
 
 }  // namespace randtensor_torch
 

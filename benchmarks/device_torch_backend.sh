@@ -47,7 +47,7 @@ python3 tests/reference/torch_backend/record_distributions.py --out "$OUT/record
 mkdir -p tests/reference/torch_backend/recorded && cp "$OUT"/recorded/* tests/reference/torch_backend/recorded/
 
 echo "== 2. tests under this torch"
-python3 -m pytest -q -p no:cacheprovider python/tests/test_torch_backend*.py 2>&1 | tail -25
+PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 python3 -m pytest -q -p no:cacheprovider python/tests/test_torch_backend*.py 2>&1 | tail -25
 
 echo "== 3. benchmarks"
 python3 benchmarks/torch_backend_bench.py --rounds "${ROUNDS:-5}"

@@ -6,7 +6,7 @@ Each case runs stock PyTorch and then the installed backend, alternating, R
 rounds in one process, and prints per case the stock time, randtensor's
 time and their ratio as min-max over the rounds. What is timed is what a
 user's program sees: allocation and first touch of fresh memory included
-(the model is built anew each time, every tensor freshly allocated).
+(the model is built in a fresh process each time, into memory never touched).
 
 Cases: building a model of about M million parameters (nn.Linear(2048,
 2048) layers, kaiming-uniform weights and uniform biases: torch's own
@@ -14,7 +14,10 @@ nn.init); torch.rand, torch.randn and F.dropout in training of 16, 2^20
 and 2^26 elements (per call: the median of many calls for the small ones).
 """
 import argparse
+import os
 import statistics
+import subprocess
+import sys
 import time
 
 import torch
@@ -28,6 +31,27 @@ def build_model(layers):
     return nn.Sequential(*[nn.Linear(2048, 2048) for _ in range(layers)])
 
 
+# A model is built once per program, into memory the process has never
+# touched: each build runs in a process of its own, timed there.
+BUILD = """
+import sys, time, torch, torch.nn as nn
+import randtensor.torch as rt
+layers, threads, install, order, gpu = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3] == "1", sys.argv[4], sys.argv[5]
+if threads: torch.set_num_threads(threads)
+if install: rt.install(order=order, gpu=None if gpu == "-" else gpu)
+start = time.perf_counter()
+model = nn.Sequential(*[nn.Linear(2048, 2048) for _ in range(layers)])
+print(time.perf_counter() - start)
+"""
+
+
+def build_in_fresh_process(layers, threads, install, order, gpu):
+    run = subprocess.run([sys.executable, "-c", BUILD, str(layers), str(threads or 0),
+                          "1" if install else "0", order, gpu or "-"],
+                         capture_output=True, text=True, check=True, env=os.environ)
+    return float(run.stdout.split()[-1])
+
+
 def timed(fn, repeat):
     """Median seconds per call over `repeat` calls (one call when repeat is 1)."""
     times = []
@@ -39,13 +63,10 @@ def timed(fn, repeat):
 
 
 def cases(params_m):
-    layers = max(1, round(params_m * 1e6 / (2048 * 2048 + 2048)))
     x1m = torch.ones(1 << 20)
     x64m = torch.ones(1 << 26)
     x16 = torch.ones(16)
     return [
-        (f"build {layers} x Linear(2048, 2048) ({layers * (2048 * 2048 + 2048) / 1e6:.0f} M params)",
-         lambda: build_model(layers), 1),
         ("rand(16)", lambda: torch.rand(16), 2000),
         ("randn(16)", lambda: torch.randn(16), 2000),
         ("F.dropout(16 elements)", lambda: F.dropout(x16, 0.1, training=True), 2000),
@@ -73,9 +94,16 @@ def main():
     print(f"torch {torch.__version__}, {torch.get_num_threads()} threads, order {args.order}, "
           f"{args.rounds} rounds (stock, randtensor alternating)")
     print(f"{'case':58s} {'stock':>18s} {'randtensor':>18s} {'speedup':>12s}")
-    for name, fn, repeat in cases(args.params):
+    layers = max(1, round(args.params * 1e6 / (2048 * 2048 + 2048)))
+    model = (f"build {layers} x Linear(2048, 2048) ({layers * (2048 * 2048 + 2048) / 1e6:.0f} M "
+             "params), fresh process")
+    for name, fn, repeat in [(model, None, 1)] + cases(args.params):
         stock, ours = [], []
         for _ in range(args.rounds):
+            if fn is None:
+                stock.append(build_in_fresh_process(layers, args.threads, False, args.order, args.gpu))
+                ours.append(build_in_fresh_process(layers, args.threads, True, args.order, args.gpu))
+                continue
             rt.uninstall()
             stock.append(timed(fn, repeat))
             rt.install(order=args.order, gpu=args.gpu)

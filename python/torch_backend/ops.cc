@@ -525,7 +525,10 @@ std::tuple<at::Tensor, at::Tensor> ReplayCudaDropout(const at::Tensor& input, do
   status = randtensor::TorchCudaOffset(next, &offset);
   TORCH_CHECK(status.ok(), "native_dropout: ", status.message());
   WriteOffset(gen, offset);
-  return std::make_tuple(output, mask);
+  if (dense) return std::make_tuple(output, mask);
+  // In the layout PyTorch gives a result of this input (empty_like).
+  return std::make_tuple(at::empty_like(input).copy_(output),
+                         at::empty_like(input, bool_options).copy_(mask));
 }
 
 // torch.native_dropout as PyTorch CUDA computes it (Dropout.cu): mask =
@@ -553,13 +556,33 @@ std::tuple<at::Tensor, at::Tensor> NativeDropout(const at::Tensor& input, double
   auto* gen = CpuGenerator(c10::nullopt);  // CUDA's dropout takes no generator either
   const double p1m = 1.0 - p;
   if (TorchCudaOrder()) return ReplayCudaDropout(input, p, type, gen);
+  // Stream order: mask element e is bernoulli(1 - p) of stream element e;
+  // output = x * mask * scale in the accumulation type, in one pass.
+  // A dense input keeps its layout (channels_last stays so): mask and
+  // output share its strides, so one pass over memory pairs their elements.
   const bool wide = input.scalar_type() == at::kDouble;
-  at::Tensor mask = at::empty(input.sizes(), bool_options);
+  // (A strided input becomes dense in its own dimension order: empty_like.)
+  const at::Tensor x =
+      input.is_non_overlapping_and_dense() ? input : at::empty_like(input).copy_(input);
+  at::Tensor mask = at::empty_like(x, bool_options);
   Draw("native_dropout", mask, Distribution::Bernoulli(wide ? Float32Ceil(p1m) : p1m), gen);
-  const double scale = wide ? 1.0 / p1m : static_cast<float>(1.0 / static_cast<float>(p1m));
-  const at::Tensor x = (input.scalar_type() == at::kFloat || wide) ? input : input.to(at::kFloat);
-  at::Tensor output = x.mul(mask).mul_(scale);
-  if (output.scalar_type() != input.scalar_type()) output = output.to(input.scalar_type());
+  at::Tensor output = at::empty_like(x);
+  AT_DISPATCH_FLOATING_TYPES_AND2(at::kHalf, at::kBFloat16, x.scalar_type(), "native_dropout",
+                                  [&] {
+    using acc_t = std::conditional_t<std::is_same<scalar_t, double>::value, double, float>;
+    const acc_t scale = wide ? static_cast<acc_t>(1.0 / p1m)
+                             : static_cast<acc_t>(1.0 / static_cast<float>(p1m));
+    const scalar_t* in = x.data_ptr<scalar_t>();
+    const bool* keep = mask.data_ptr<bool>();
+    scalar_t* out = output.data_ptr<scalar_t>();
+    at::parallel_for(0, x.numel(), 32768, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) {
+        // x * 0 keeps x's sign, as the GPU's product does
+        out[i] = static_cast<scalar_t>(static_cast<acc_t>(in[i]) * static_cast<acc_t>(keep[i]) *
+                                       scale);
+      }
+    });
+  });
   return std::make_tuple(output, mask);
 }
 

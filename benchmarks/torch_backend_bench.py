@@ -88,6 +88,7 @@ def main():
                         help="model size in millions of parameters (default 100)")
     parser.add_argument("--order", default="stream", choices=("stream", "torch_cuda"))
     parser.add_argument("--gpu", default=None, help="torch_cuda's GPU preset")
+    parser.add_argument("--only", default="", help="run the cases whose name contains this")
     args = parser.parse_args()
     if args.threads:
         torch.set_num_threads(args.threads)
@@ -98,6 +99,8 @@ def main():
     model = (f"build {layers} x Linear(2048, 2048) ({layers * (2048 * 2048 + 2048) / 1e6:.0f} M "
              "params), fresh process")
     for name, fn, repeat in [(model, None, 1)] + cases(args.params):
+        if args.only not in name:
+            continue
         stock, ours = [], []
         for _ in range(args.rounds):
             if fn is None:

@@ -38,16 +38,16 @@ import sys, time, torch, torch.nn as nn
 import randtensor.torch as rt
 layers, threads, install, order, gpu = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3] == "1", sys.argv[4], sys.argv[5]
 if threads: torch.set_num_threads(threads)
-if install: rt.install(order=order, gpu=None if gpu == "-" else gpu)
+if install: rt.install(order=order, gpu=None if gpu == "-" else gpu, huge_pages=sys.argv[6] == "1")
 start = time.perf_counter()
 model = nn.Sequential(*[nn.Linear(2048, 2048) for _ in range(layers)])
 print(time.perf_counter() - start)
 """
 
 
-def build_in_fresh_process(layers, threads, install, order, gpu):
+def build_in_fresh_process(layers, threads, install, order, gpu, huge_pages):
     run = subprocess.run([sys.executable, "-c", BUILD, str(layers), str(threads or 0),
-                          "1" if install else "0", order, gpu or "-"],
+                          "1" if install else "0", order, gpu or "-", "1" if huge_pages else "0"],
                          capture_output=True, text=True, check=True, env=os.environ)
     return float(run.stdout.split()[-1])
 
@@ -88,11 +88,14 @@ def main():
                         help="model size in millions of parameters (default 100)")
     parser.add_argument("--order", default="stream", choices=("stream", "torch_cuda"))
     parser.add_argument("--gpu", default=None, help="torch_cuda's GPU preset")
+    parser.add_argument("--huge-pages", action="store_true",
+                        help="install(huge_pages=True): fresh memory faulted in 2 MiB pages")
     parser.add_argument("--only", default="", help="run the cases whose name contains this")
     args = parser.parse_args()
     if args.threads:
         torch.set_num_threads(args.threads)
     print(f"torch {torch.__version__}, {torch.get_num_threads()} threads, order {args.order}, "
+          f"huge pages {'on' if args.huge_pages else 'off'}, "
           f"{args.rounds} rounds (stock, randtensor alternating)")
     print(f"{'case':58s} {'stock':>18s} {'randtensor':>18s} {'speedup':>12s}")
     layers = max(1, round(args.params * 1e6 / (2048 * 2048 + 2048)))
@@ -104,12 +107,14 @@ def main():
         stock, ours = [], []
         for _ in range(args.rounds):
             if fn is None:
-                stock.append(build_in_fresh_process(layers, args.threads, False, args.order, args.gpu))
-                ours.append(build_in_fresh_process(layers, args.threads, True, args.order, args.gpu))
+                stock.append(build_in_fresh_process(layers, args.threads, False, args.order,
+                                                    args.gpu, args.huge_pages))
+                ours.append(build_in_fresh_process(layers, args.threads, True, args.order, args.gpu,
+                                                   args.huge_pages))
                 continue
             rt.uninstall()
             stock.append(timed(fn, repeat))
-            rt.install(order=args.order, gpu=args.gpu)
+            rt.install(order=args.order, gpu=args.gpu, huge_pages=args.huge_pages)
             ours.append(timed(fn, repeat))
         rt.uninstall()
         ratios = [s / o for s, o in zip(stock, ours)]

@@ -44,6 +44,7 @@ from randtensor import replay as _replay
 __all__ = [
     "Generator",
     "get_offset",
+    "huge_pages_used",
     "install",
     "installed",
     "is_installed",
@@ -609,7 +610,7 @@ def _reseed_after_fork():
         torch.default_generator.seed()
 
 
-def install(order="stream", gpu=None):
+def install(order="stream", gpu=None, huge_pages=False):
     """Makes PyTorch's CPU random operators randtensor's, for the whole process.
 
     Unchanged PyTorch code (w.normal_(), torch.rand, nn.init.*, F.dropout,
@@ -626,18 +627,26 @@ def install(order="stream", gpu=None):
       torch.cuda.get_device_properties gives them, or None (exact only for
       tensors of up to the GPU's thread count).
 
-    Calling it again changes the order; uninstall() restores PyTorch's kernels.
+    huge_pages: whether fills of 16 MiB or more ask the kernel for
+      transparent huge pages first (one page fault per 2 MiB of fresh memory
+      instead of 512). Faster on most hosts, slower on some virtual machines
+      (docs/torch.md, "Speed"); values never depend on it.
+
+    Calling it again changes the settings; uninstall() restores PyTorch's kernels.
     """
     global _fork_hook_registered, _installed_with
     if order not in ("stream", "torch_cuda"):
         raise ValueError(f"order = {order!r} is not 'stream' or 'torch_cuda'")
     sm_count, threads_per_sm = _gpu_geometry(gpu)
+    if not isinstance(huge_pages, bool):
+        raise TypeError(f"huge_pages = {huge_pages!r} is not True or False")
     _load_backend()
     with warnings.catch_warnings():
         # Replacing a registered kernel is the point; torch warns of it.
         warnings.filterwarnings("ignore", message=".*Overriding a previously registered kernel.*")
-        torch.ops.randtensor.install(order, sm_count, threads_per_sm)
-    _installed_with = (order, gpu)
+        torch.ops.randtensor.install(order, sm_count, threads_per_sm,
+                                     huge_pages)
+    _installed_with = (order, gpu, huge_pages)
     with _backend_lock:
         if not _fork_hook_registered and hasattr(os, "register_at_fork"):
             os.register_at_fork(after_in_child=_reseed_after_fork)
@@ -652,17 +661,23 @@ def uninstall():
     _installed_with = None
 
 
+def huge_pages_used():
+    """Whether large fills ask for transparent huge pages (install's huge_pages)."""
+    _load_backend()
+    return torch.ops.randtensor.huge_pages_used()
+
+
 def is_installed():
     """Whether install() is in effect."""
     return _backend_loaded and torch.ops.randtensor.installed()
 
 
 @contextlib.contextmanager
-def installed(order="stream", gpu=None):
+def installed(order="stream", gpu=None, huge_pages=False):
     """install() for a with-block; on leaving, the state before it (PyTorch's
     kernels, or the earlier install() and its order) returns."""
     before = _installed_with if is_installed() else None
-    install(order, gpu)
+    install(order, gpu, huge_pages)
     try:
         yield
     finally:

@@ -429,3 +429,15 @@ def test_added_distributions_and_random_overloads_match_an_h100():
                 problems.append(f"{where}: {int(bad.sum())} values beyond tolerance, worst "
                                 f"{np.max(np.abs(got - want)[bad]):.3g}")
     assert not problems, "\n".join(problems)
+
+
+def test_huge_pages_never_change_values():
+    values = []
+    for huge in (False, True):
+        with rt.installed(huge_pages=huge):
+            assert rt.huge_pages_used() is huge
+            torch.manual_seed(8)
+            values.append(torch.rand(5 << 20))  # 20 MiB: past the advice threshold
+    assert torch.equal(values[0], values[1])
+    with pytest.raises(TypeError, match="huge_pages"):
+        rt.install(huge_pages="yes")

@@ -267,9 +267,9 @@ def test_exponential(dtype):
     t = torch.empty((1,), dtype=dtype).exponential_(float("inf"))
     assert t.item() == 0
 
-    # Tests that negative lambda fails
+    # Tests that negative lambda fails ("lambda >= 0.0" in torch 1.x, "> 0.0" in 2.x)
     assert_raises_as_stock(lambda: torch.empty((1,), dtype=dtype).exponential_(-0.5),
-                           "exponential_ expects lambda >= 0.0")
+                           "exponential_ expects lambda >")
 
 
 # test_torch.py::test_exponential_no_zero (@onlyCUDA, dtypes half and float: 5e7
@@ -352,10 +352,13 @@ def test_cauchy(dtype):
     t = torch.empty((1,), dtype=dtype).cauchy_(float("inf"), 0.5)
     assert t.item() == float("inf")
 
-    # sigma = 0: torch 1.13 (stock and backend) accepts it
-    assert stock_outcome(lambda: torch.empty((4,), dtype=dtype).cauchy_(0.0, 0.0)) is None
-    t = torch.empty((100,), dtype=dtype).cauchy_(0.0, 0.0)
-    assert (t == 0).all()
+    # sigma = 0: torch 1.x accepts it (all zeros), torch 2.x refuses it; the
+    # backend does what the torch it serves does
+    zero_sigma = lambda: torch.empty((100,), dtype=dtype).cauchy_(0.0, 0.0)  # noqa: E731
+    if stock_outcome(zero_sigma) is None:
+        assert (zero_sigma() == 0).all()
+    else:
+        assert_raises_as_stock(zero_sigma, "cauchy_ expects sigma > 0.0")
 
 
 # test_torch.py::test_cauchy_no_inf (@slowTest @onlyCUDA, bfloat16 and float32: 2^33
@@ -527,8 +530,8 @@ def test_manual_seed():
         torch.manual_seed(seed)
         assert_equal(torch.rand(8), first)
     for invalid_seed in [min_int64 - 1, max_uint64 + 1]:
-        with pytest.raises(RuntimeError, match=r"Overflow when unpacking long"):
-            torch.manual_seed(invalid_seed)
+        # RuntimeError in torch 1.x, ValueError in 2.x: whatever stock raises
+        assert_raises_as_stock(lambda: torch.manual_seed(invalid_seed), r"Overflow")
 
     torch.set_rng_state(rng_state)
 

@@ -6,14 +6,12 @@
 #include <ATen/Utils.h>
 #include <ATen/core/DistributionsHelper.h>
 
-#include <sys/mman.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <atomic>
 #include <mutex>
 #include <vector>
 
+#include "first_touch.h"
 #include "stream_position.h"
 
 namespace randtensor_torch {
@@ -22,21 +20,6 @@ namespace {
 // Read on every draw, written by install(): two atomics, not a lock.
 std::atomic<int32_t> order{static_cast<int32_t>(randtensor::ElementOrder::kStream)};
 std::atomic<int64_t> geometry{0};  // sm_count << 32 | threads_per_sm
-
-// Fresh memory costs a page fault per 4 KiB page on first touch, slower
-// than the fill itself: asking for transparent huge pages over a large
-// output (where the kernel offers them on request) takes one fault per 2 MiB.
-// Advice only: memory already in place is unchanged, and values never depend
-// on it.
-[[maybe_unused]] void AdviseHugePages(const at::Tensor& tensor) {
-  constexpr uintptr_t kHuge = uintptr_t{2} << 20;
-  const uintptr_t bytes = static_cast<uintptr_t>(tensor.numel()) * tensor.element_size();
-  if (bytes < 4 * kHuge) return;
-  const auto start = reinterpret_cast<uintptr_t>(tensor.data_ptr());
-  const uintptr_t first = (start + kHuge - 1) & ~(kHuge - 1);
-  const uintptr_t last = (start + bytes) & ~(kHuge - 1);
-  if (last > first) madvise(reinterpret_cast<void*>(first), last - first, MADV_HUGEPAGE);
-}
 
 // Fills `tensor` in its logical order (stream) or as a packed row-major
 // block (torch_cuda) from `state`.
@@ -48,9 +31,7 @@ void FillStrided(const char* op, const at::Tensor& tensor, randtensor::DataType 
   desc.dtype = type;
   if (tensor.is_contiguous()) {  // logical order is memory order: one packed row
     const int64_t count = tensor.numel();
-#ifdef RANDTENSOR_TORCH_ADVISE_HUGE_PAGES
-    AdviseHugePages(tensor);
-#endif
+    PrepareFirstTouch(tensor.data_ptr(), static_cast<size_t>(count * element));
     desc.rank = 1;
     desc.sizes = &count;
     const randtensor::Status status = randtensor::Fill(

@@ -13,6 +13,11 @@
 #include <ATen/native/DistributionTemplates.h>
 #include <ATen/ops/_sample_dirichlet_native.h>
 #include <ATen/ops/_standard_gamma_native.h>
+#include <ATen/ops/cauchy_native.h>
+#include <ATen/ops/exponential_native.h>
+#include <ATen/ops/log_normal_native.h>
+#include <ATen/ops/normal_native.h>
+#include <ATen/ops/uniform_native.h>
 #include <ATen/ops/dropout_native.h>
 #include <ATen/ops/native_dropout_native.h>
 #include <torch/library.h>
@@ -26,6 +31,7 @@
 #include <string>
 
 #include "draw.h"
+#include "first_touch.h"
 #include "randtensor/philox.h"
 #include "stream_position.h"
 
@@ -102,6 +108,9 @@ void CheckUniformBounds(const at::Tensor& self, double& from, double& to) {
 }
 
 at::Tensor& Uniform_(at::Tensor& self, double from, double to, Gen gen) {
+  if (!self.is_floating_point() && !self.is_complex()) {
+    return at::native::uniform_(self, from, to, gen);
+  }
   // A contiguous real tensor needs none of the TensorIterator that
   // uniform_impl_ builds (no overlap is possible): it costs more than
   // drawing a small tensor (nn.init and torch.rand of small shapes).
@@ -140,6 +149,10 @@ using at::native::templates::normal_out_impl;
 using Cpu = at::CPUGeneratorImpl;
 
 at::Tensor& Normal_(at::Tensor& self, double mean, double std, Gen gen) {
+  // Types PyTorch CUDA has no normal_ for: PyTorch's CPU kernel, its errors.
+  if (!self.is_floating_point() && !self.is_complex()) {
+    return at::native::normal_(self, mean, std, gen);
+  }
   return normal_impl_<NormalKernel, Cpu>(self, mean, std, gen);
 }
 at::Tensor NormalTF(const at::Tensor& mean, double std, Gen gen) {
@@ -457,15 +470,18 @@ struct LogNormalKernel {
 };
 
 at::Tensor& Exponential_(at::Tensor& self, double lambda, Gen gen) {
+  if (!self.is_floating_point()) return at::native::exponential_(self, lambda, gen);  // its error
   return at::native::templates::exponential_impl_<ExponentialKernel, Cpu>(self, lambda, gen);
 }
 at::Tensor& Cauchy_(at::Tensor& self, double median, double sigma, Gen gen) {
+  if (!self.is_floating_point()) return at::native::cauchy_(self, median, sigma, gen);
   return at::native::templates::cauchy_impl_<CauchyKernel, Cpu>(self, median, sigma, gen);
 }
 at::Tensor& Geometric_(at::Tensor& self, double p, Gen gen) {
   return at::native::templates::geometric_impl_<GeometricKernel, Cpu>(self, p, gen);
 }
 at::Tensor& LogNormal_(at::Tensor& self, double mean, double std, Gen gen) {
+  if (!self.is_floating_point()) return at::native::log_normal_(self, mean, std, gen);
   return at::native::templates::log_normal_impl_<LogNormalKernel, Cpu>(self, mean, std, gen);
 }
 
@@ -674,7 +690,7 @@ void Register(torch::Library& m) {
 }
 
 // install(order, sm_count, threads_per_sm): order "stream" or "torch_cuda".
-void Install(std::string order, int64_t sm_count, int64_t threads_per_sm) {
+void Install(std::string order, int64_t sm_count, int64_t threads_per_sm, bool huge_pages) {
   Settings settings;
   if (order == "torch_cuda") {
     settings.order = ElementOrder::kTorchCuda;
@@ -693,6 +709,7 @@ void Install(std::string order, int64_t sm_count, int64_t threads_per_sm) {
   TORCH_CHECK(status.ok(), "randtensor.torch.install: ", status.message());
   std::lock_guard<std::mutex> lock(install_mutex);
   SetSettings(settings);
+  SetHugePages(huge_pages);
   if (cpu_library) return;
   SilentWarnings silent;
   WarningHandlerGuard guard(&silent);
@@ -743,7 +760,8 @@ void SetOffset(Gen generator, int64_t offset) {
 
 TORCH_LIBRARY(randtensor, m) {
   using namespace randtensor_torch;
-  m.def("install(str order, int sm_count, int threads_per_sm) -> ()", &Install);
+  m.def("install(str order, int sm_count, int threads_per_sm, bool huge_pages) -> ()", &Install);
+  m.def("huge_pages_used() -> bool", &HugePagesUsed);
   m.def("uninstall() -> ()", &Uninstall);
   m.def("installed() -> bool", &Installed);
   m.def("order() -> str", &Order);

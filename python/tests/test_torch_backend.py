@@ -441,3 +441,25 @@ def test_huge_pages_never_change_values():
     assert torch.equal(values[0], values[1])
     with pytest.raises(TypeError, match="huge_pages"):
         rt.install(huge_pages="yes")
+
+
+@pytest.mark.parametrize("n", [1000, 70001])  # one pass / PyTorch's multiplies
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16, torch.float64])
+def test_stream_dropout_is_cudas_formula_of_the_stream(backend, n, dtype):
+    torch.manual_seed(31)
+    x = (torch.arange(n, dtype=torch.float64) % 255 - 127).div(8).to(dtype)
+    out, mask = torch.native_dropout(x, 0.3, True)
+    keep_p = np.float32(0.7)
+    if dtype == torch.float64:  # CUDA compares u < 0.7 in double
+        keep = u32(stream_words(31, n)).astype(np.float64) < 0.7
+    else:
+        keep = u32(stream_words(31, n)) < keep_p
+    assert np.array_equal(mask.numpy(), keep)
+    if dtype == torch.float64:
+        want = x.numpy() * keep * (1 / 0.7)
+    else:
+        scale = np.float32(1 / np.float64(np.float32(0.7)))
+        want = (x.float().numpy() * keep.astype(np.float32) * scale).astype(np.float32)
+        want = torch.from_numpy(want).to(dtype).float().numpy()
+        out = out.float()
+    assert np.array_equal(out.numpy(), want)

@@ -37,7 +37,8 @@ def project_version():
 
 
 class CMakeBuild(build_ext):
-    """Configures the project for this interpreter and builds randtensor._core."""
+    """Configures the project for this interpreter and builds randtensor._core
+    (and randtensor.torch's backend where libtorch is installed)."""
 
     def build_extension(self, ext):
         build_dir = os.environ.get("RANDTENSOR_CMAKE_BUILD_DIR") or os.path.join(
@@ -64,6 +65,15 @@ class CMakeBuild(build_ext):
         target = self.get_ext_fullpath(ext.name)
         os.makedirs(os.path.dirname(target), exist_ok=True)
         shutil.copyfile(built, target)
+        # randtensor.torch.install()'s backend, where libtorch is installed
+        # (CMake defines the target only then; Debian: libtorch-dev).
+        targets = subprocess.run(["cmake", "--build", build_dir, "--target", "help"],
+                                 check=True, capture_output=True, text=True).stdout
+        if "randtensor_torch_backend" in targets:
+            subprocess.run(["cmake", "--build", build_dir, "--target", "randtensor_torch_backend",
+                            "--parallel", jobs], check=True)
+            shutil.copyfile(os.path.join(build_dir, "python", "randtensor", "_torch_backend.so"),
+                            os.path.join(os.path.dirname(target), "_torch_backend.so"))
 
 
 # setuptools' own files (build/lib..., build/temp..., randtensor.egg-info)

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The Python packaging, as a user meets it:
 #   1. `pip install --no-build-isolation .` (pyproject.toml + setup.py, which
-#      drives CMake) builds the module for the interpreter that runs pip, and
-#      the installed package imports and fills outside the source tree;
+#      drives CMake) builds the module for the interpreter that runs pip (and
+#      randtensor.torch's backend where libtorch is installed), and the
+#      installed package imports and fills outside the source tree;
 #   2. configuring the module for an interpreter without NumPy fails at
 #      configure time and says so.
 #
@@ -47,6 +48,18 @@ assert a.ravel().tolist() == [blocks[e // 4][e % 4] for e in range(15)]
 assert state.tolist() == [4, 0, 0, 0, 42, 0]
 g = np.random.Generator(randtensor.Philox4x32(seed=42))
 assert 0 <= g.random() < 1
+try:
+    import torch
+except ImportError:
+    torch = None
+if torch is not None:  # the backend comes with the package where libtorch is
+    import randtensor.torch as rt
+    with rt.installed():
+        torch.manual_seed(42)
+        u = torch.rand(4)
+        assert rt.get_offset() == 4
+    assert not rt.is_installed()
+    assert u.tolist() == randtensor.uniform((4,), seed=42).tolist()
 print(f"installed randtensor {randtensor.__version__} from {randtensor.__file__}: OK")
 EOF
 

@@ -6,7 +6,7 @@ GPU with stock torch (no randtensor): for two seeds, every parameter of a small 
 initialised on the GPU after torch.manual_seed(seed), one training step's
 torch.randint tokens and targets and its nn.Dropout keep masks, an F.dropout, and the
 generator offset after each stage. Here the same code (tests/reference/torch_backend/
-model.py, shared with the recorder) runs on the CPU inside
+parity_model.py, shared with the recorder) runs on the CPU inside
 rt.installed(order="torch_cuda", gpu=(the recording's SMs, threads per SM)), and must
 give: uniform-initialised parameters, tokens, targets and every dropout mask bit for
 bit; normal and trunc_normal_ parameters within the GPU's math tolerance; the same
@@ -46,7 +46,7 @@ REFERENCE = os.path.normpath(os.path.join(HERE, "..", "..", "tests", "reference"
 COMMITTED = os.path.join(REFERENCE, "recorded")
 RECORDED = os.environ.get("RANDTENSOR_TORCH_BACKEND_RECORDED") or COMMITTED
 sys.path.insert(0, REFERENCE)
-import model as M  # noqa: E402
+import parity_model as M  # noqa: E402
 
 FILES = sorted(glob.glob(os.path.join(RECORDED, "model_seed*.npz")))
 IDS = [os.path.basename(f)[:-4] for f in FILES]
@@ -236,7 +236,7 @@ def test_training_loss_is_the_gpus(path):
 
 
 def test_big_weight_hash_is_over_float32_row_major_bytes():
-    """The recorder and this test hash big.weight with the same function (model.py)."""
+    """The recorder and this test hash big.weight with the same function (parity_model.py)."""
     w = torch.arange(M.BIG_IN * M.BIG_OUT, dtype=torch.float32)
     w = w.reshape(M.BIG_OUT, M.BIG_IN)
     sha, head = M.big_weight_summary(w)

@@ -1,4 +1,4 @@
-"""Records, on a CUDA GPU with stock torch 2.x, what model.py's model and training step
+"""Records, on a CUDA GPU with stock torch 2.x, what parity_parity_model.py's model and training step
 draw, for python/tests/test_torch_backend_parity.py to replay on the CPU under
 randtensor.torch's backend (rt.install(order="torch_cuda", gpu=...)). Needs torch and
 NumPy only, not randtensor. From the repository root:
@@ -25,7 +25,7 @@ import numpy as np
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import model as M  # noqa: E402
+import parity_model as M  # noqa: E402
 
 SEEDS = (0, 20261127)
 COMMAND = "python3 tests/reference/torch_backend/record_model.py --out tests/reference/torch_backend/recorded"
@@ -91,7 +91,7 @@ def record(seed, device, dry_run, env):
 
 def readme(outdir, env, written):
     lines = [
-        "# Recorded: model.py's model and training step on a CUDA GPU",
+        "# Recorded: parity_model.py's model and training step on a CUDA GPU",
         "",
         "Written by `record_model.py` (do not edit by hand; re-record instead). "
         "Replayed on the CPU by `python/tests/test_torch_backend_parity.py` under "
@@ -122,7 +122,7 @@ def readme(outdir, env, written):
         "| `meta_json` | a JSON string: the environment above, `seed`, `rng_state_after_build` "
         "(`torch.cuda.get_rng_state()` as [seed, offset]), `offsets` (generator offset after each "
         "stage of `stages`), `big_weight_sha256`, `loss`, `dropout_input_strides`/`_shapes` |",
-        "| `param/<name>` | every parameter as float32 (model.py `INIT` says how each was initialised), "
+        "| `param/<name>` | every parameter as float32 (parity_model.py `INIT` says how each was initialised), "
         "except `big.weight` |",
         "| `big_weight_head` | the first 64 values of `big.weight` (Linear(1024, 512), uniform); "
         "the whole tensor is `big_weight_sha256`, the SHA-256 of its float32 bytes, row-major |",
@@ -142,7 +142,7 @@ def readme(outdir, env, written):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description="Records model.py's model, training step and generator "
+    ap = argparse.ArgumentParser(description="Records parity_model.py's model, training step and generator "
                                  "offsets on a CUDA GPU (stock torch) for test_torch_backend_parity.py.")
     ap.add_argument("--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "recorded"),
                     help="output directory (default: recorded/ next to this script)")

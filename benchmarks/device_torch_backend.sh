@@ -32,7 +32,7 @@ g++ -O2 -std=c++17 -shared -fPIC -fvisibility=hidden -Iinclude -I"$C/inc" -I"$in
   "$C/lib/librandtensor.a" "$C/lib/libhwy.so.1" -lpthread -Wl,--exclude-libs,ALL \
   -o "$M/_core$suf" > "$OUT/build.txt" 2>&1 || { cat "$OUT/build.txt"; exit 1; }
 for std in c++17 c++20; do
-  g++ -O2 -std=$std -shared -fPIC -fvisibility=hidden -D_GLIBCXX_USE_CXX11_ABI="$abi" -Iinclude \
+  g++ -O3 -std=$std -shared -fPIC -fopenmp -fvisibility=hidden -D_GLIBCXX_USE_CXX11_ABI="$abi" -Iinclude \
     -I"$T/include" -I"$T/include/torch/csrc/api/include" python/torch_backend/*.cc \
     "$C/lib/librandtensor.a" "$C/lib/libhwy.so.1" -L"$T/lib" -ltorch -ltorch_cpu -lc10 \
     -Wl,--exclude-libs,ALL -Wl,-rpath,"$T/lib" -o "$M/_torch_backend.so" \

@@ -547,8 +547,8 @@ std::tuple<at::Tensor, at::Tensor> ReplayCudaDropout(const at::Tensor& input, do
                          at::empty_like(input, bool_options).copy_(mask));
 }
 
-// Below this many elements dropout's output is computed in one pass.
-constexpr int64_t kFusedDropoutLimit = int64_t{1} << 16;
+// Elements of dropout's output per thread at least.
+constexpr int64_t kDropoutGrain = int64_t{1} << 15;
 
 // torch.native_dropout as PyTorch CUDA computes it (Dropout.cu): mask =
 // u < 1 - p, output = x * mask * scale in float (double for float64),
@@ -586,15 +586,8 @@ std::tuple<at::Tensor, at::Tensor> NativeDropout(const at::Tensor& input, double
   at::Tensor mask = at::empty_like(x, bool_options);
   Draw("native_dropout", mask, Distribution::Bernoulli(wide ? Float32Ceil(p1m) : p1m), gen);
   const double scale = wide ? 1.0 / p1m : static_cast<float>(1.0 / static_cast<float>(p1m));
-  if (x.numel() >= kFusedDropoutLimit) {
-    // PyTorch's vectorized, threaded multiplies (x * 0 keeps x's sign, as the
-    // GPU's product does); float16 and bfloat16 through float.
-    const at::Tensor wide_x = (x.scalar_type() == at::kFloat || wide) ? x : x.to(at::kFloat);
-    at::Tensor output = wide_x.mul(mask).mul_(scale);
-    if (output.scalar_type() != x.scalar_type()) output = output.to(x.scalar_type());
-    return std::make_tuple(output, mask);
-  }
-  // Small inputs in one pass: the two operator calls would cost more.
+  // x * keep * scale in one pass: (x * keep) * scale is x * (keep ? scale : 0),
+  // signed zeros and NaNs included, and vectorizes.
   at::Tensor output = at::empty_like(x);
   AT_DISPATCH_FLOATING_TYPES_AND2(at::kHalf, at::kBFloat16, x.scalar_type(), "native_dropout",
                                   [&] {
@@ -603,9 +596,11 @@ std::tuple<at::Tensor, at::Tensor> NativeDropout(const at::Tensor& input, double
     const scalar_t* in = x.data_ptr<scalar_t>();
     const bool* keep = mask.data_ptr<bool>();
     scalar_t* out = output.data_ptr<scalar_t>();
-    for (int64_t i = 0; i < x.numel(); ++i) {
-      out[i] = static_cast<scalar_t>(static_cast<acc_t>(in[i]) * static_cast<acc_t>(keep[i]) * s);
-    }
+    at::parallel_for(0, x.numel(), kDropoutGrain, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) {
+        out[i] = static_cast<scalar_t>(static_cast<acc_t>(in[i]) * (keep[i] ? s : acc_t(0)));
+      }
+    });
   });
   return std::make_tuple(output, mask);
 }

@@ -33,7 +33,6 @@ import operator
 import os
 import struct
 import threading
-import warnings
 
 import numpy as np
 import torch
@@ -44,7 +43,6 @@ from randtensor import replay as _replay
 __all__ = [
     "Generator",
     "get_offset",
-    "huge_pages_used",
     "install",
     "installed",
     "is_installed",
@@ -564,7 +562,7 @@ def dropout(x, p=0.5, training=True, generator=None, threads=None):
 _backend_lock = threading.Lock()
 _backend_loaded = False
 _fork_hook_registered = False
-_installed_with = None  # install()'s (order, gpu) while installed
+_installed_with = None  # install()'s (order, gpu, huge_pages) while installed
 
 
 def _load_backend():
@@ -583,30 +581,11 @@ def _load_backend():
         _backend_loaded = True
 
 
-def _gpu_geometry(gpu):
-    """(sm_count, threads_per_sm) from a preset name, a pair, or None (one
-    element per GPU thread: exact for tensors up to the GPU's thread count)."""
-    if gpu is None:
-        return 0, 0
-    if isinstance(gpu, str):
-        presets = {name: geometry for name, geometry in _replay.gpu_presets().items()}
-        if gpu.lower() not in presets:
-            raise ValueError(f"gpu = {gpu!r} is not a preset ({', '.join(sorted(presets))}); "
-                             "give (sm_count, threads_per_sm) instead")
-        return tuple(presets[gpu.lower()])
-    try:
-        sm_count, threads_per_sm = (operator.index(v) for v in gpu)
-    except (TypeError, ValueError):
-        raise TypeError(f"gpu = {gpu!r} is not a preset name or (sm_count, threads_per_sm)") \
-            from None
-    return sm_count, threads_per_sm
-
-
 def _reseed_after_fork():
     """A forked child continues from its own entropy seed, not from the
     parent's position: two processes never draw the same stream words unless
     one of them seeds itself (DataLoader workers do, with distinct seeds)."""
-    if _backend_loaded and torch.ops.randtensor.installed():
+    if is_installed():
         torch.default_generator.seed()
 
 
@@ -624,8 +603,9 @@ def install(order="stream", gpu=None, huge_pages=False):
     order="torch_cuda": what PyTorch on a CUDA GPU returns for the same seed
       and the same calls (docs/torch.md lists what is exact and what is close).
       gpu: a preset name ("h100-sxm", ...), (sm_count, threads_per_sm) as
-      torch.cuda.get_device_properties gives them, or None (exact only for
-      tensors of up to the GPU's thread count).
+      torch.cuda.get_device_properties gives them, or None / "unbounded"
+      (one element per GPU thread: exact for tensors of up to the GPU's
+      thread count).
 
     huge_pages: whether fills of 16 MiB or more ask the kernel for
       transparent huge pages first (one page fault per 2 MiB of fresh memory
@@ -637,15 +617,12 @@ def install(order="stream", gpu=None, huge_pages=False):
     global _fork_hook_registered, _installed_with
     if order not in ("stream", "torch_cuda"):
         raise ValueError(f"order = {order!r} is not 'stream' or 'torch_cuda'")
-    sm_count, threads_per_sm = _gpu_geometry(gpu)
+    # randtensor.replay's reading of gpu (None: one element per GPU thread)
+    sm_count, threads_per_sm = _replay._geometry(gpu, 0)
     if not isinstance(huge_pages, bool):
         raise TypeError(f"huge_pages = {huge_pages!r} is not True or False")
     _load_backend()
-    with warnings.catch_warnings():
-        # Replacing a registered kernel is the point; torch warns of it.
-        warnings.filterwarnings("ignore", message=".*Overriding a previously registered kernel.*")
-        torch.ops.randtensor.install(order, sm_count, threads_per_sm,
-                                     huge_pages)
+    torch.ops.randtensor.install(order, sm_count, threads_per_sm, huge_pages)
     _installed_with = (order, gpu, huge_pages)
     with _backend_lock:
         if not _fork_hook_registered and hasattr(os, "register_at_fork"):
@@ -661,15 +638,9 @@ def uninstall():
     _installed_with = None
 
 
-def huge_pages_used():
-    """Whether large fills ask for transparent huge pages (install's huge_pages)."""
-    _load_backend()
-    return torch.ops.randtensor.huge_pages_used()
-
-
 def is_installed():
     """Whether install() is in effect."""
-    return _backend_loaded and torch.ops.randtensor.installed()
+    return _installed_with is not None
 
 
 @contextlib.contextmanager

@@ -47,10 +47,6 @@ import torch.nn.functional as F  # noqa: E402
 
 import randtensor.torch as rt  # noqa: E402
 
-if not hasattr(rt, "install"):
-    pytest.skip("randtensor.torch has no install(): the PyTorch backend has not landed",
-                allow_module_level=True)
-
 # torch 1.13 warns once that complex32 (test_randn, test_rand) is experimental.
 pytestmark = pytest.mark.filterwarnings("ignore:ComplexHalf support is experimental")
 
@@ -281,67 +277,44 @@ def test_exponential_no_zero(dtype):
     assert x.min().item() > 0
 
 
-# test_torch.py::test_uniform_kstest (dtypes: floating_types_and(half, bfloat16)).
+# test_torch.py's test_uniform_kstest, test_normal_kstest, test_lognormal_kstest,
+# test_exponential_kstest and test_cauchy_kstest (dtypes: floating_types_and(half,
+# bfloat16); test_normal_kstest's bfloat16 is CUDA's, which the backend fills as CUDA
+# does): 1000 samples per parameter pair, scipy's KS statistic against the CDF below
+# 0.1 (0.3 for float16 log-normals). Each case: fill, the CDF, the parameter pairs.
+KS_CASES = {
+    "uniform": (lambda t, a, b: t.uniform_(a, b),
+                lambda a, b: lambda x: ((x - a) / (b - a)).clamp(0, 1),
+                [(a, b) for a in [-42, 0, 4.2] for b in [-4.2, 0, 42] if b > a]),
+    "normal": (lambda t, a, b: t.normal_(mean=a, std=b),
+               normal_cdf,
+               [(a, b) for a in [-10, 0, 50] for b in [1, 5, 10]]),
+    "log_normal": (lambda t, a, b: t.log_normal_(mean=a, std=b),  # lognorm(s=std, scale=e^mean)
+                   lambda a, b: lambda x: normal_cdf(a, b)(torch.log(x)),
+                   [(a, b) for a in [-3, 0, 7] for b in [1, 5, 7]]),
+    "exponential": (lambda t, a, _: t.exponential_(lambd=a),
+                    lambda a, _: lambda x: (1 - torch.exp(-a * x)).clamp(min=0),
+                    [(a, None) for a in [0.5, 1.0, 5.0]]),
+    "cauchy": (lambda t, a, b: t.cauchy_(median=a, sigma=b),
+               lambda a, b: lambda x: 0.5 + torch.atan((x - a) / b) / math.pi,
+               [(a, b) for a in [-10, 0, 50] for b in [0.5, 1.0, 10.0]]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(KS_CASES))
 @dtypes(*FLOATS)
-def test_uniform_kstest(dtype):
-    size = 1000
-    for from_ in [-42, 0, 4.2]:
-        for to_ in [-4.2, 0, 42]:
-            if to_ > from_:
-                t = torch.empty(size, dtype=dtype).uniform_(from_, to_)
-                d = ks_statistic(t, lambda x: ((x - from_) / (to_ - from_)).clamp(0, 1))
-                assert d < 0.1, (from_, to_, d)
-
-
-# test_torch.py::test_normal_kstest (dtypes: floating_types_and(half); dtypesIfCUDA
-# adds bfloat16, which the backend fills as CUDA does).
-@dtypes(*FLOATS)
-def test_normal_kstest(dtype):
-    size = 1000
-    for mean in [-10, 0, 50]:
-        for std in [1, 5, 10]:
-            t = torch.empty(size, dtype=dtype).normal_(mean=mean, std=std)
-            d = ks_statistic(t, normal_cdf(mean, std))
-            assert d < 0.1, (mean, std, d)
-
-
-# test_torch.py::test_lognormal_kstest (dtypes: floating_types_and(half, bfloat16)).
-@dtypes(*FLOATS)
-def test_lognormal_kstest(dtype):
-    size = 1000
-    for mean in [-3, 0, 7]:
-        for std in [1, 5, 7]:
-            t = torch.empty(size, dtype=dtype).log_normal_(mean=mean, std=std)
-            # scipy's lognorm(s=std, loc=0, scale=exp(mean))
-            d = ks_statistic(t, lambda x: normal_cdf(mean, std)(torch.log(x)))
-            assert d < (0.3 if dtype == torch.float16 else 0.1), (mean, std, d)
-
-
-# test_torch.py::test_exponential_kstest (dtypes: floating_types_and(half, bfloat16)).
-@dtypes(*FLOATS)
-def test_exponential_kstest(dtype):
-    size = 1000
-    for lambd in [0.5, 1.0, 5.0]:
-        t = torch.empty(size, dtype=dtype).exponential_(lambd=lambd)
-        d = ks_statistic(t, lambda x: (1 - torch.exp(-lambd * x)).clamp(min=0))
-        assert d < 0.1, (lambd, d)
-
-
-# test_torch.py::test_cauchy_kstest (dtypes: floating_types_and(half, bfloat16)).
-@dtypes(*FLOATS)
-def test_cauchy_kstest(dtype):
-    size = 1000
-    for median in [-10, 0, 50]:
-        for sigma in [0.5, 1.0, 10.0]:
-            t = torch.empty(size, dtype=dtype).cauchy_(median=median, sigma=sigma)
-            d = ks_statistic(t, lambda x: 0.5 + torch.atan((x - median) / sigma) / math.pi)
-            assert d < 0.1, (median, sigma, d)
+def test_kstest(name, dtype):
+    fill, cdf, pairs = KS_CASES[name]
+    limit = 0.3 if (name, dtype) == ("log_normal", torch.float16) else 0.1
+    for a, b in pairs:
+        t = fill(torch.empty(1000, dtype=dtype), a, b)
+        d = ks_statistic(t, cdf(a, b))
+        assert d < limit, (name, a, b, d)
 
 
 # test_torch.py::test_cauchy (dtypes: floating_types_and(half, bfloat16)). Upstream
-# (PyTorch >= 2.1) also asserts cauchy_(0.0, 0.0) raises; torch 1.13 has no such
-# check (cauchy_impl_ takes any sigma), so here sigma = 0 must do what stock 1.13
-# does: no error, every value the median.
+# (PyTorch >= 2.1) also asserts cauchy_(0.0, 0.0) raises; torch 1.13 accepts it
+# (every value the median): below, whatever the torch in use does.
 @dtypes(*FLOATS)
 def test_cauchy(dtype):
     a = torch.tensor([10], dtype=dtype).cauchy_(0.0, 0.5)
@@ -641,34 +614,30 @@ def test_random_bool():
     assert 0.4 < t.eq(True).to(torch.int).sum().item() / size < 0.6
 
 
-# test_tensor_creation_ops.py::test_random_from_to_bool
+def assert_spans(t, from_, to_, alpha):
+    """t's values lie in [from_, to_) and reach within alpha * range of both ends
+    (test_random_from_to / test_random_to; bfloat16 rounds, so its top may be to_)."""
+    delta = max(1, alpha * (to_ - from_))
+    lo = t.to(torch.double).min().item()
+    hi = t.to(torch.double).max().item()
+    assert from_ <= lo < (from_ + delta)
+    if t.dtype == torch.bfloat16:
+        assert (to_ - delta) < hi <= to_
+    else:
+        assert (to_ - delta) <= hi < to_
+
+
+def assert_from_not_below_to(t, from_, to_):
+    assert_raises_as_stock(
+        lambda: t.random_(from_, to_),
+        re.escape(f"random_ expects 'from' to be less than 'to', but got "
+                  f"from={from_} >= to={to_}"))
+
+
+# test_tensor_creation_ops.py::test_random_from_to_bool: test_random_from_to's checks
+# with bool's bounds (random_bounds).
 def test_random_from_to_bool():
-    size = 2000
-    min_val = 0
-    max_val = 1
-
-    froms = [INT64_MIN, -42, min_val - 1, min_val, max_val, max_val + 1, 42]
-    tos = [-42, min_val - 1, min_val, max_val, max_val + 1, 42, INT64_MAX]
-
-    for from_ in froms:
-        for to_ in tos:
-            t = torch.empty(size, dtype=torch.bool)
-            if to_ > from_:
-                if not (min_val <= from_ <= max_val):
-                    assert_raises_as_stock(lambda: t.random_(from_, to_), "from is out of bounds")
-                elif not (min_val <= (to_ - 1) <= max_val):
-                    assert_raises_as_stock(lambda: t.random_(from_, to_),
-                                           "to - 1 is out of bounds")
-                else:
-                    t.random_(from_, to_)
-                    delta = 1
-                    assert from_ <= t.to(torch.int).min().item() < (from_ + delta)
-                    assert (to_ - delta) <= t.to(torch.int).max().item() < to_
-            else:
-                assert_raises_as_stock(
-                    lambda: t.random_(from_, to_),
-                    re.escape(f"random_ expects 'from' to be less than 'to', but got "
-                              f"from={from_} >= to={to_}"))
+    test_random_from_to(torch.bool)
 
 
 def _fp_limit(dtype):
@@ -711,43 +680,38 @@ def test_random_full_64_bits_range(dtype):
     assert (t < 0).sum().item() > 800 and (t > 0).sum().item() > 800
 
 
-# torch.float64 random_(from, to) with to - 1 past 2^53: stock warns ("to - 1 is out
-# of bounds [-(2^53), 2^53]") and draws; so must the backend.
-RANDOM_DTYPES = list(ALL_TYPES_AND_HALF_BF16)
+def random_bounds(dtype):
+    """test_random_from_to / test_random_to: the dtype's value range and the
+    from and to values they try (float64 past 2^53 included: stock warns and
+    draws, so must the backend)."""
+    if dtype == torch.bool:
+        return (0, 1, [INT64_MIN, -42, -1, 0, 1, 2, 42], [-42, -1, 0, 1, 2, 42, INT64_MAX])
+    if dtype.is_floating_point:
+        if dtype == torch.bfloat16:
+            min_val, max_val = INT64_MIN, INT64_MAX
+        else:
+            min_val = int(max(torch.finfo(dtype).min, INT64_MIN))
+            max_val = int(min(torch.finfo(dtype).max, INT64_MAX))
+        return min_val, max_val, [min_val, -42, 0, 42], [-42, 0, 42, max_val >> 1]
+    if dtype == torch.int64:
+        return INT64_MIN, INT64_MAX, [INT64_MIN, -42, 0, 42], [-42, 0, 42, INT64_MAX]
+    min_val, max_val = torch.iinfo(dtype).min, torch.iinfo(dtype).max
+    if dtype == torch.uint8:
+        return (min_val, max_val,
+                [INT64_MIN, -42, min_val - 1, min_val, 42, max_val, max_val + 1],
+                [-42, min_val - 1, min_val, 42, max_val, max_val + 1, INT64_MAX])
+    return (min_val, max_val,
+            [INT64_MIN, min_val - 1, min_val, -42, 0, 42, max_val, max_val + 1],
+            [min_val - 1, min_val, -42, 0, 42, max_val, max_val + 1, INT64_MAX])
 
 
 # test_tensor_creation_ops.py::test_random_from_to (dtypes: all_types_and(bfloat16,
 # half)). Out-of-range bounds of floating types warn instead of drawing checks.
-@dtypes(*RANDOM_DTYPES)
+@dtypes(*ALL_TYPES_AND_HALF_BF16)
 def test_random_from_to(dtype):
     size = 2000
     alpha = 0.1
-
-    if dtype in [torch.float32, torch.float64, torch.float16]:
-        min_val = int(max(torch.finfo(dtype).min, INT64_MIN))
-        max_val = int(min(torch.finfo(dtype).max, INT64_MAX))
-        froms = [min_val, -42, 0, 42]
-        tos = [-42, 0, 42, max_val >> 1]
-    elif dtype == torch.bfloat16:
-        min_val = INT64_MIN
-        max_val = INT64_MAX
-        froms = [min_val, -42, 0, 42]
-        tos = [-42, 0, 42, max_val >> 1]
-    elif dtype == torch.uint8:
-        min_val = torch.iinfo(dtype).min
-        max_val = torch.iinfo(dtype).max
-        froms = [INT64_MIN, -42, min_val - 1, min_val, 42, max_val, max_val + 1]
-        tos = [-42, min_val - 1, min_val, 42, max_val, max_val + 1, INT64_MAX]
-    elif dtype == torch.int64:
-        min_val = INT64_MIN
-        max_val = INT64_MAX
-        froms = [min_val, -42, 0, 42]
-        tos = [-42, 0, 42, max_val]
-    else:
-        min_val = torch.iinfo(dtype).min
-        max_val = torch.iinfo(dtype).max
-        froms = [INT64_MIN, min_val - 1, min_val, -42, 0, 42, max_val, max_val + 1]
-        tos = [min_val - 1, min_val, -42, 0, 42, max_val, max_val + 1, INT64_MAX]
+    min_val, max_val, froms, tos = random_bounds(dtype)
 
     fp_limit = _fp_limit(dtype)
 
@@ -772,50 +736,17 @@ def test_random_from_to(dtype):
                                 t.random_(from_, to_)
                     else:
                         t.random_(from_, to_)
-                        range_ = to_ - from_
-                        delta = max(1, alpha * range_)
-                        lo = t.to(torch.double).min().item()
-                        hi = t.to(torch.double).max().item()
-                        if dtype == torch.bfloat16:
-                            # Less strict checks because of rounding errors
-                            assert from_ <= lo < (from_ + delta)
-                            assert (to_ - delta) < hi <= to_
-                        else:
-                            assert from_ <= lo < (from_ + delta)
-                            assert (to_ - delta) <= hi < to_
+                        assert_spans(t, from_, to_, alpha)
             else:
-                assert_raises_as_stock(
-                    lambda: t.random_(from_, to_),
-                    re.escape(f"random_ expects 'from' to be less than 'to', but got "
-                              f"from={from_} >= to={to_}"))
+                assert_from_not_below_to(t, from_, to_)
 
 
 # test_tensor_creation_ops.py::test_random_to (dtypes: all_types_and(bfloat16, half)).
-@dtypes(*RANDOM_DTYPES)
+@dtypes(*ALL_TYPES_AND_HALF_BF16)
 def test_random_to(dtype):
     size = 2000
     alpha = 0.1
-
-    if dtype in [torch.float32, torch.float64, torch.float16]:
-        min_val = int(max(torch.finfo(dtype).min, INT64_MIN))
-        max_val = int(min(torch.finfo(dtype).max, INT64_MAX))
-        tos = [-42, 0, 42, max_val >> 1]
-    elif dtype == torch.bfloat16:
-        min_val = INT64_MIN
-        max_val = INT64_MAX
-        tos = [-42, 0, 42, max_val >> 1]
-    elif dtype == torch.uint8:
-        min_val = torch.iinfo(dtype).min
-        max_val = torch.iinfo(dtype).max
-        tos = [-42, min_val - 1, min_val, 42, max_val, max_val + 1, INT64_MAX]
-    elif dtype == torch.int64:
-        min_val = INT64_MIN
-        max_val = INT64_MAX
-        tos = [-42, 0, 42, max_val]
-    else:
-        min_val = torch.iinfo(dtype).min
-        max_val = torch.iinfo(dtype).max
-        tos = [min_val - 1, min_val, -42, 0, 42, max_val, max_val + 1, INT64_MAX]
+    min_val, max_val, _, tos = random_bounds(dtype)
 
     from_ = 0
     for to_ in tos:
@@ -828,22 +759,9 @@ def test_random_to(dtype):
                     # to - 1 past 2^digits of a floating type warns (test_random_from_to)
                     warnings.simplefilter("ignore", UserWarning)
                     t.random_(to_)
-                range_ = to_ - from_
-                delta = max(1, alpha * range_)
-                lo = t.to(torch.double).min().item()
-                hi = t.to(torch.double).max().item()
-                if dtype == torch.bfloat16:
-                    # Less strict checks because of rounding errors
-                    assert from_ <= lo < (from_ + delta)
-                    assert (to_ - delta) < hi <= to_
-                else:
-                    assert from_ <= lo < (from_ + delta)
-                    assert (to_ - delta) <= hi < to_
+                assert_spans(t, from_, to_, alpha)
         else:
-            assert_raises_as_stock(
-                lambda: t.random_(from_, to_),
-                re.escape(f"random_ expects 'from' to be less than 'to', but got "
-                          f"from={from_} >= to={to_}"))
+            assert_from_not_below_to(t, from_, to_)
 
 
 # The float64 case of test_random_from_to / test_random_to on its own: past 2^53
@@ -1215,21 +1133,26 @@ def test_generator_argument(op):
     assert rt.get_offset() == default_offset
 
 
+def factory_with_and_without_out(factory, dtype):
+    """test_randn / test_rand: factory(n, n) after a reseed equals factory(n, n,
+    out=...) for n = 0 and 100; returns the 100 x 100 values' real parts."""
+    for n in [0, 100]:
+        torch.manual_seed(123456)
+        res1 = factory(n, n, dtype=dtype)
+        res2 = torch.tensor([], dtype=dtype)
+        torch.manual_seed(123456)
+        factory(n, n, out=res2)
+        assert_equal(res1, res2)
+    return torch.view_as_real(res1) if dtype.is_complex else res1
+
+
 # test_tensor_creation_ops.py::test_randn (dtypes: half, float, bfloat16, double,
 # complex32, complex64, complex128).
 @dtypes(torch.float16, torch.float32, torch.bfloat16, torch.float64, torch.complex32,
         torch.complex64, torch.complex128)
 def test_randn(dtype):
-    size = 100
-    for n in [0, size]:
-        torch.manual_seed(123456)
-        res1 = torch.randn(n, n, dtype=dtype)
-        res2 = torch.tensor([], dtype=dtype)
-        torch.manual_seed(123456)
-        torch.randn(n, n, out=res2)
-        assert_equal(res1, res2)
-        if n:
-            assert torch.isfinite(torch.view_as_real(res1) if dtype.is_complex else res1).all()
+    parts = factory_with_and_without_out(torch.randn, dtype)
+    assert torch.isfinite(parts).all()
 
 
 # test_tensor_creation_ops.py::test_rand (dtypes: float, double, complex32, complex64,
@@ -1237,17 +1160,8 @@ def test_randn(dtype):
 @dtypes(torch.float32, torch.float64, torch.complex32, torch.complex64, torch.complex128,
         torch.float16, torch.bfloat16)
 def test_rand(dtype):
-    size = 100
-    for n in [0, size]:
-        torch.manual_seed(123456)
-        res1 = torch.rand(n, n, dtype=dtype)
-        res2 = torch.tensor([], dtype=dtype)
-        torch.manual_seed(123456)
-        torch.rand(n, n, out=res2)
-        assert_equal(res1, res2)
-        if n:
-            parts = torch.view_as_real(res1) if dtype.is_complex else res1
-            assert (parts >= 0).all() and (parts < 1).all()
+    parts = factory_with_and_without_out(torch.rand, dtype)
+    assert (parts >= 0).all() and (parts < 1).all()
 
 
 # test_tensor_creation_ops.py::test_like_fn_stride_proparation_vs_tensoriterator_unary_op:

@@ -21,43 +21,61 @@ namespace {
 std::atomic<int32_t> order{static_cast<int32_t>(randtensor::ElementOrder::kStream)};
 std::atomic<int64_t> geometry{0};  // sm_count << 32 | threads_per_sm
 
-// Fills `tensor` in its logical order (stream) or as a packed row-major
-// block (torch_cuda) from `state`.
+// Fills `tensor` in its logical order from `state`. PyTorch's strides are
+// never negative, so the buffer runs from the data pointer to the element
+// furthest from it.
 void FillStrided(const char* op, const at::Tensor& tensor, randtensor::DataType type,
                  const randtensor::FillOptions& options, const randtensor::PhiloxState& state,
                  randtensor::PhiloxState* next) {
   const int64_t element = tensor.element_size();
+  const int64_t count = tensor.numel();
   randtensor::TensorDesc desc;
   desc.dtype = type;
+  randtensor::Status status;
   if (tensor.is_contiguous()) {  // logical order is memory order: one packed row
-    const int64_t count = tensor.numel();
     PrepareFirstTouch(tensor.data_ptr(), static_cast<size_t>(count * element));
     desc.rank = 1;
     desc.sizes = &count;
-    const randtensor::Status status = randtensor::Fill(
-        desc, tensor.data_ptr(), static_cast<uint64_t>(count * element), state, next, options);
-    TORCH_CHECK(status.ok(), op, ": ", status.message());
-    return;
+    status = randtensor::Fill(desc, tensor.data_ptr(), static_cast<uint64_t>(count * element),
+                              state, next, options);
+  } else {
+    int64_t last = 0;  // elements from the first element to the furthest
+    for (int64_t d = 0; d < tensor.dim(); ++d) last += (tensor.size(d) - 1) * tensor.stride(d);
+    desc.rank = static_cast<int32_t>(tensor.dim());
+    desc.sizes = tensor.sizes().data();
+    desc.strides = tensor.strides().data();
+    status = randtensor::Fill(desc, tensor.data_ptr(), static_cast<uint64_t>((last + 1) * element),
+                              state, next, options);
   }
-  const int64_t rank = tensor.dim();
-  TORCH_CHECK(rank <= randtensor::kMaxRank, op, ": randtensor fills tensors of up to ",
-              randtensor::kMaxRank, " dimensions, not ", rank);
-  // The buffer spans the lowest to the highest element address; element
-  // (0, ..., 0) lies `low` elements after its start.
-  int64_t low = 0, high = 0;
-  for (int64_t d = 0; d < rank; ++d) {
-    const int64_t reach = (tensor.size(d) - 1) * tensor.stride(d);
-    (reach < 0 ? low : high) += reach;
-  }
-  desc.rank = static_cast<int32_t>(rank);
-  desc.sizes = tensor.sizes().data();
-  desc.strides = tensor.strides().data();
-  desc.byte_offset = static_cast<uint64_t>(-low * element);
-  char* start = static_cast<char*>(tensor.data_ptr()) + low * element;
-  const uint64_t bytes = static_cast<uint64_t>((high - low + 1) * element);
-  const randtensor::Status status =
-      randtensor::Fill(desc, start, bytes, state, next, options);
   TORCH_CHECK(status.ok(), op, ": ", status.message());
+}
+
+// The GPU numbers elements as a TensorIterator visits them: dimensions
+// sorted by stride and merged where they can be. The iterator's shape
+// (fastest first) reversed is a row-major shape whose packed fill is the
+// GPU's, placed in the tensor through the iterator's own strides.
+void FillInIteratorOrder(const char* op, const at::Tensor& tensor, randtensor::DataType type,
+                         const randtensor::FillOptions& options,
+                         const randtensor::PhiloxState& state, randtensor::PhiloxState* next) {
+  auto iter = at::TensorIterator::borrowing_nullary_op(tensor);
+  const int ndim = iter.ndim();
+  std::vector<int64_t> sizes(ndim), strides(ndim);
+  bool packed = true;
+  int64_t expected = 1;
+  for (int d = 0; d < ndim; ++d) {
+    sizes[ndim - 1 - d] = iter.shape()[d];
+    strides[ndim - 1 - d] = iter.strides(0)[d] / tensor.element_size();
+    packed = packed && (iter.shape()[d] == 1 || strides[ndim - 1 - d] == expected);
+    expected *= iter.shape()[d];
+  }
+  at::Tensor target = tensor.as_strided(sizes, strides, tensor.storage_offset());
+  if (packed) {
+    FillStrided(op, target, type, options, state, next);
+  } else {
+    at::Tensor block = at::empty(sizes, tensor.options());
+    FillStrided(op, block, type, options, state, next);
+    target.copy_(block);
+  }
 }
 
 }  // namespace
@@ -97,6 +115,21 @@ bool LibraryType(at::ScalarType type, randtensor::DataType* out) {
   }
 }
 
+randtensor::PhiloxState StateAt(const char* op, at::CPUGeneratorImpl* gen, uint64_t offset) {
+  randtensor::PhiloxState state;
+  const randtensor::Status status =
+      randtensor::TorchCudaState(gen->current_seed(), offset, &state);
+  TORCH_CHECK(status.ok(), op, ": ", status.message());
+  return state;
+}
+
+uint64_t OffsetOf(const char* op, const randtensor::PhiloxState& state) {
+  uint64_t offset = 0;
+  const randtensor::Status status = randtensor::TorchCudaOffset(state, &offset);
+  TORCH_CHECK(status.ok(), op, ": ", status.message());
+  return offset;
+}
+
 uint32_t FillThreads(int64_t elements) {
   // Below this the library runs on the caller anyway: skip asking torch.
   if (elements < (int64_t{1} << 15)) return 1;
@@ -119,45 +152,21 @@ void DrawLocked(const char* op, const at::Tensor& tensor,
   *next_offset = offset;
   if (tensor.numel() == 0) return;  // PyTorch draws nothing for an empty tensor.
   if (!tensor.is_contiguous()) at::assert_no_internal_overlap(tensor);  // PyTorch's message
-  randtensor::PhiloxState state, next;
-  randtensor::Status status = randtensor::TorchCudaState(gen->current_seed(), offset, &state);
-  TORCH_CHECK(status.ok(), op, ": ", status.message());
-
+  const randtensor::PhiloxState state = StateAt(op, gen, offset);
+  randtensor::PhiloxState next;
   const Settings now = CurrentSettings();
   randtensor::FillOptions options;
   options.threads = FillThreads(tensor.numel());
   options.distribution = distribution;
   options.order = now.order;
   options.gpu = now.gpu;
-  if (now.order == randtensor::ElementOrder::kStream) {
+  // A contiguous tensor is visited in memory order by both.
+  if (now.order == randtensor::ElementOrder::kStream || tensor.is_contiguous()) {
     FillStrided(op, tensor, type, options, state, &next);
   } else {
-    // The GPU numbers elements as a TensorIterator visits them: dimensions
-    // sorted by stride and merged where they can be. The iterator's shape
-    // (fastest first) reversed is a row-major shape whose packed fill is the
-    // GPU's; placed in the tensor through the iterator's own strides.
-    auto iter = at::TensorIterator::borrowing_nullary_op(tensor);
-    const int ndim = iter.ndim();
-    std::vector<int64_t> sizes(ndim), strides(ndim);
-    bool packed = true;
-    int64_t expected = 1;
-    for (int d = 0; d < ndim; ++d) {
-      sizes[ndim - 1 - d] = iter.shape()[d];
-      strides[ndim - 1 - d] = iter.strides(0)[d] / tensor.element_size();
-      packed = packed && (iter.shape()[d] == 1 || strides[ndim - 1 - d] == expected);
-      expected *= iter.shape()[d];
-    }
-    at::Tensor target = tensor.as_strided(sizes, strides, tensor.storage_offset());
-    if (packed) {
-      FillStrided(op, target, type, options, state, &next);
-    } else {
-      at::Tensor block = at::empty(sizes, tensor.options());
-      FillStrided(op, block, type, options, state, &next);
-      target.copy_(block);
-    }
+    FillInIteratorOrder(op, tensor, type, options, state, &next);
   }
-  status = randtensor::TorchCudaOffset(next, next_offset);
-  TORCH_CHECK(status.ok(), op, ": ", status.message());
+  *next_offset = OffsetOf(op, next);
 }
 
 void Draw(const char* op, const at::Tensor& tensor, const randtensor::Distribution& distribution,

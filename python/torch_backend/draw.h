@@ -40,6 +40,11 @@ void DrawLocked(const char* op, const at::Tensor& tensor,
                 const randtensor::Distribution& distribution, at::CPUGeneratorImpl* gen,
                 uint64_t offset, uint64_t* next_offset);
 
+// The library's state for torch.cuda's (seed, offset) of `gen`, and the
+// offset a state after a fill stands for; errors are raised naming `op`.
+randtensor::PhiloxState StateAt(const char* op, at::CPUGeneratorImpl* gen, uint64_t offset);
+uint64_t OffsetOf(const char* op, const randtensor::PhiloxState& state);
+
 // Threads for a fill of `elements`: torch's intra-op count, or 1 inside a
 // parallel region or for a small fill.
 uint32_t FillThreads(int64_t elements);

@@ -18,10 +18,8 @@ std::atomic<bool> ask{false};
 
 void SetHugePages(bool new_ask) { ask.store(new_ask, std::memory_order_relaxed); }
 
-bool HugePagesUsed() { return ask.load(std::memory_order_relaxed); }
-
 void PrepareFirstTouch(void* data, size_t bytes) {
-  if (bytes < kMinBytes || !HugePagesUsed()) return;
+  if (bytes < kMinBytes || !ask.load(std::memory_order_relaxed)) return;
   const auto start = reinterpret_cast<uintptr_t>(data);
   const uintptr_t first = (start + kHugePage - 1) & ~(kHugePage - 1);
   const uintptr_t last = (start + bytes) & ~(kHugePage - 1);

@@ -2,9 +2,9 @@
 // first to touch it, so its page faults are the fill's cost (one per 4 KiB
 // page, often slower than generating the values). Transparent huge pages,
 // where the kernel grants them on request, take one fault per 2 MiB. Whether
-// that is faster depends on the host (docs/torch.md: twice as fast on the
-// Xeon, slower and erratic on a VM whose free huge pages the hypervisor has
-// reclaimed), so it is the user's choice: install(huge_pages=True).
+// that is faster depends on the host (a hypervisor may back huge pages
+// slowly; docs/torch.md, "Speed of the backend"), so it is the user's choice:
+// install(huge_pages=True).
 #ifndef RANDTENSOR_TORCH_FIRST_TOUCH_H_
 #define RANDTENSOR_TORCH_FIRST_TOUCH_H_
 
@@ -13,7 +13,6 @@
 namespace randtensor_torch {
 
 void SetHugePages(bool ask);
-bool HugePagesUsed();
 
 // Before the first write of `bytes` at `data` (16 MiB or more): asks for
 // huge pages over its 2 MiB-aligned part when SetHugePages(true). Advice

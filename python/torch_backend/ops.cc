@@ -44,8 +44,12 @@ using Gen = c10::optional<at::Generator>;
 
 bool TorchCudaOrder() { return CurrentSettings().order == ElementOrder::kTorchCuda; }
 
-// The dtype PyTorch CUDA computes a continuous transform in: float for
-// float, half and bfloat16; double for double (at::acc_type on CUDA).
+// The type PyTorch CUDA computes a transform in: float for float, half,
+// bfloat16 and the integer types; double for double (at::acc_type, and
+// DiscreteDistributionType for geometric_).
+template <typename scalar_t>
+using AccT = std::conditional_t<std::is_same<scalar_t, double>::value, double, float>;
+
 at::ScalarType AccType(at::ScalarType type) {
   return type == at::kDouble ? at::kDouble : at::kFloat;
 }
@@ -73,19 +77,29 @@ void Transform(const at::Tensor& u, const at::Tensor& out, F f) {
   if (!out.is_same(oc)) out.copy_(oc);
 }
 
+// self[i] = f(u) for cuRAND's u of every element, u in AccT<scalar_t>.
+template <typename scalar_t, typename F>
+void TransformUniform(const char* op, const at::Tensor& self, const Gen& generator, F f) {
+  const at::Tensor u = CurandUniform(op, self, AccType(self.scalar_type()), CpuGenerator(generator));
+  Transform<AccT<scalar_t>, scalar_t>(u, self, f);
+}
+
 // ---------------------------------------------------------------- uniform
+
+void DrawUniform(const at::Tensor& self, double from, double to, const Gen& generator) {
+  auto* gen = CpuGenerator(generator);
+  if (from == to) {  // PyTorch still draws (range 0): same words, one value
+    Draw("uniform_", self, Distribution::Uniform(0.0, 1.0), gen);
+    self.fill_(from);
+    return;
+  }
+  Draw("uniform_", self, Distribution::Uniform(from, to), gen);
+}
 
 template <typename RNG>
 struct UniformKernel {
   void operator()(at::TensorIteratorBase& iter, double from, double to, Gen generator) {
-    const at::Tensor& self = iter.tensor(0);
-    auto* gen = CpuGenerator(generator);
-    if (from == to) {  // PyTorch still draws (range 0): same words, one value
-      Draw("uniform_", self, Distribution::Uniform(0.0, 1.0), gen);
-      self.fill_(from);
-      return;
-    }
-    Draw("uniform_", self, Distribution::Uniform(from, to), gen);
+    DrawUniform(iter.tensor(0), from, to, generator);
   }
 };
 
@@ -114,18 +128,11 @@ at::Tensor& Uniform_(at::Tensor& self, double from, double to, Gen gen) {
   // A contiguous real tensor needs none of the TensorIterator that
   // uniform_impl_ builds (no overlap is possible): it costs more than
   // drawing a small tensor (nn.init and torch.rand of small shapes).
-  if (self.is_contiguous() && self.is_floating_point() && !TorchCudaOrder()) {
+  if (self.is_contiguous() && self.is_floating_point()) {
     AT_DISPATCH_FLOATING_TYPES_AND2(at::kHalf, at::kBFloat16, self.scalar_type(),
                                     "check_uniform_bounds",
                                     [&] { CheckUniformBounds<scalar_t>(self, from, to); });
-    at::NoNamesGuard guard;
-    auto* generator = CpuGenerator(gen);
-    if (from == to) {
-      Draw("uniform_", self, Distribution::Uniform(0.0, 1.0), generator);
-      self.fill_(from);
-    } else {
-      Draw("uniform_", self, Distribution::Uniform(from, to), generator);
-    }
+    DrawUniform(self, from, to, gen);
     return self;
   }
   return at::native::templates::uniform_impl_<UniformKernel, at::CPUGeneratorImpl>(self, from, to,
@@ -212,16 +219,14 @@ at::Tensor CudaApplyUniform(const at::Tensor& like, at::CPUGeneratorImpl* gen) {
   float* out = u.data_ptr<float>();
   const int64_t n = u.numel();
   std::lock_guard<std::mutex> lock(gen->mutex_);
-  const uint64_t offset = ReadOffset(gen), seed = gen->current_seed();
-  const randtensor::PhiloxKey key{{static_cast<uint32_t>(seed), static_cast<uint32_t>(seed >> 32)}};
+  const uint64_t offset = ReadOffset(gen);
+  const randtensor::PhiloxState state = StateAt("bernoulli_", gen, offset);
   at::parallel_for(0, (n + 3) / 4, 4096, [&](int64_t begin, int64_t end) {
     for (int64_t t = begin; t < end; ++t) {
-      const uint64_t blocks = offset / 4;
-      const randtensor::Counter128 counter{{static_cast<uint32_t>(blocks),
-                                            static_cast<uint32_t>(blocks >> 32),
-                                            static_cast<uint32_t>(t),
-                                            static_cast<uint32_t>(static_cast<uint64_t>(t) >> 32)}};
-      const randtensor::PhiloxBlock block = randtensor::philox::Block(counter, key);
+      randtensor::Counter128 counter = state.counter();  // subsequence t: words 2-3
+      counter.w[2] = static_cast<uint32_t>(t);
+      counter.w[3] = static_cast<uint32_t>(static_cast<uint64_t>(t) >> 32);
+      const randtensor::PhiloxBlock block = randtensor::philox::Block(counter, state.key());
       for (int64_t lane = 0; lane < 4 && 4 * t + lane < n; ++lane) {
         // u32: float(x) * 2^-32 is exact, so this add rounds once, as the fma
         out[4 * t + lane] = static_cast<float>(block.v[lane]) * 0x1p-32f + 0x1p-33f;
@@ -239,6 +244,7 @@ struct BernoulliTensorKernel {
                                "bernoulli_tensor_cpu_self_", [&] {});
     AT_DISPATCH_FLOATING_TYPES_AND2(at::kHalf, at::kBFloat16, p_.scalar_type(),
                                     "bernoulli_tensor_cpu_p_", [&] {});
+    if (self.numel() == 0) return;  // nothing to draw (and no min/max of p)
     const at::Tensor p = p_.to(at::kCPU).expand(self.sizes());
     // PyTorch's own check, its message included.
     const at::Tensor range = at::stack({p.min(), p.max()}).to(at::kDouble);
@@ -266,68 +272,62 @@ at::Tensor& BernoulliOut(const at::Tensor& self, Gen gen, at::Tensor& out) {
 
 // ----------------------------------------------------------------- random
 
-// low + (x mod range) for every element into `self` (PyTorch CUDA's
-// random_from_to; the library's integers), through an int64 block where
-// the library has no type for self or low + range passes int64.
-void IntegersInto(const char* op, const at::Tensor& self, uint64_t range, int64_t base,
-                  at::CPUGeneratorImpl* gen) {
-  const at::ScalarType type = self.scalar_type();
-  const bool fits = range <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) &&
-                    static_cast<int64_t>(range) <= std::numeric_limits<int64_t>::max() - base;
-  // Where the library's integers hold every value of [base, base + range).
-  const auto within = [&](int64_t bound) {
-    return base >= -bound && static_cast<int64_t>(range) <= bound - base;
-  };
-  const bool direct = fits && (type == at::kLong || (type == at::kDouble && within(int64_t{1} << 53)) ||
-                               (type == at::kInt && range < (uint64_t{1} << 28)) ||
-                               (type == at::kFloat && within(int64_t{1} << 24) &&
-                                range < (uint64_t{1} << 28)));
-  if (direct) {
-    Draw(op, self, Distribution::Integers(base, base + static_cast<int64_t>(range)), gen);
-    return;
-  }
-  // Any range below 2^64 as int64 min + (x mod range), moved to base
-  // with int64's wrap-around (PyTorch's uint64 arithmetic).
-  constexpr int64_t kLow = std::numeric_limits<int64_t>::min();
-  at::Tensor wide = at::empty_like(self, self.options().dtype(at::kLong));
-  Draw(op, wide,
-       Distribution::Integers(kLow, static_cast<int64_t>(static_cast<uint64_t>(kLow) + range)),
-       gen);
-  const uint64_t shift = static_cast<uint64_t>(base) - static_cast<uint64_t>(kLow);
-  int64_t* data = wide.data_ptr<int64_t>();
-  at::parallel_for(0, wide.numel(), 65536, [&](int64_t begin, int64_t end) {
+// Adds `shift` to every element of an int64 tensor with 2^64 wrap-around
+// (PyTorch's uint64 arithmetic), in place.
+at::Tensor& AddWrapping(at::Tensor& values, uint64_t shift) {
+  int64_t* data = values.data_ptr<int64_t>();
+  at::parallel_for(0, values.numel(), 65536, [&](int64_t begin, int64_t end) {
     for (int64_t i = begin; i < end; ++i) {
       data[i] = static_cast<int64_t>(static_cast<uint64_t>(data[i]) + shift);
     }
   });
-  self.copy_(wide);
+  return values;
+}
+
+constexpr int64_t kInt64Min = std::numeric_limits<int64_t>::min();
+constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
+
+// base + (x mod range) for every element into `self` (PyTorch CUDA's
+// random_from_to; the library's integers, which take the same words for a
+// range whatever the type). An int64 tensor whose [base, base + range) fits
+// is drawn directly; anything else (other types, ranges up to 2^64 - 1) as
+// int64 min + (x mod range) in an int64 block, shifted to base and
+// converted as PyTorch converts the int64 value.
+void IntegersInto(const char* op, const at::Tensor& self, uint64_t range, int64_t base,
+                  at::CPUGeneratorImpl* gen) {
+  if (self.scalar_type() == at::kLong && range <= static_cast<uint64_t>(kInt64Max) &&
+      static_cast<int64_t>(range) <= kInt64Max - base) {
+    Draw(op, self, Distribution::Integers(base, base + static_cast<int64_t>(range)), gen);
+    return;
+  }
+  at::Tensor wide = at::empty_like(self, self.options().dtype(at::kLong));
+  Draw(op, wide,
+       Distribution::Integers(kInt64Min, static_cast<int64_t>(static_cast<uint64_t>(kInt64Min) + range)),
+       gen);
+  self.copy_(AddWrapping(wide, static_cast<uint64_t>(base) - static_cast<uint64_t>(kInt64Min)));
 }
 
 // All 64 bits of two words, v = (first << 32) | second, as int64 (PyTorch
 // CUDA's 64-bit random_ without a range), in either order. The library's
-// widest integers, low + (v mod (2^64 - 1)) from low = int64 min, give v
-// except that v = 2^64 - 1 and v = 0 both give 0; where that happens, v mod
-// 2^30 of the same words (a second fill from the same position) tells them
-// apart.
+// widest integers, int64 min + (v mod (2^64 - 1)), give v except that
+// v = 2^64 - 1 and v = 0 both give 0; where that happens, v mod 2^30 of the
+// same words (a second fill from the same position) tells them apart.
 at::Tensor Words64(const char* op, const at::Tensor& like, at::CPUGeneratorImpl* gen) {
-  constexpr int64_t kLow = std::numeric_limits<int64_t>::min();
   constexpr int64_t kLowBits = int64_t{1} << 30;
   at::Tensor out = at::empty_like(like, like.options().dtype(at::kLong));
   std::lock_guard<std::mutex> lock(gen->mutex_);
   const uint64_t offset = ReadOffset(gen);
   uint64_t next = offset, again = offset;
-  DrawLocked(op, out, Distribution::Integers(kLow, std::numeric_limits<int64_t>::max()), gen,
-             offset, &next);
-  at::Tensor zero = out.eq(kLow);  // v mod (2^64 - 1) == 0
+  DrawLocked(op, out, Distribution::Integers(kInt64Min, kInt64Max), gen, offset, &next);
+  at::Tensor zero = out.eq(kInt64Min);  // v mod (2^64 - 1) == 0
   if (zero.any().item<bool>()) {
     at::Tensor low_bits = at::empty_like(out);
     DrawLocked(op, low_bits, Distribution::Integers(0, kLowBits), gen, offset, &again);
     // v = 2^64 - 1: int64 max - int64 min wraps to -1, its 64 bits
-    out.masked_fill_(zero.logical_and_(low_bits.eq(kLowBits - 1)),
-                     std::numeric_limits<int64_t>::max());
+    out.masked_fill_(zero.logical_and_(low_bits.eq(kLowBits - 1)), kInt64Max);
   }
   WriteOffset(gen, next);
-  return out.sub_(kLow);  // int64 wrap-around: the 64 bits of v
+  return AddWrapping(out, uint64_t{1} << 63);  // - int64 min
 }
 
 template <typename RNG>
@@ -358,39 +358,32 @@ struct RandomKernel {
     const at::ScalarType type = self.scalar_type();
     AT_DISPATCH_ALL_TYPES_AND3(at::kHalf, at::kBFloat16, at::kBool, type, "random_kernel_cpu",
                                [&] {});
+    uint64_t range = 0;
     switch (type) {
       case at::kLong: {
         at::Tensor words = Words64("random_", self, gen);
-        self.copy_(words.bitwise_and_(std::numeric_limits<int64_t>::max()));
+        self.copy_(words.bitwise_and_(kInt64Max));
         return;
       }
-      case at::kDouble:
-        IntegersInto("random_", self, (uint64_t{1} << 53) + 1, 0, gen);
-        return;
       case at::kInt: {  // x mod 2^31 of one word: the word, high bit cleared
         at::Tensor words = at::empty_like(self, self.options().dtype(at::kInt));
         Draw("random_", words, Distribution::Bits(), gen);
         self.copy_(words.bitwise_and_(std::numeric_limits<int32_t>::max()));
         return;
       }
-      default: break;
-    }
-    uint64_t range = 0;
-    switch (type) {
-      case at::kBool: range = 2; break;
-      case at::kByte: range = 256; break;
-      case at::kChar: range = 128; break;
-      case at::kShort: range = 32768; break;
+      case at::kDouble: range = (uint64_t{1} << 53) + 1; break;
       case at::kFloat: range = (uint64_t{1} << 24) + 1; break;
       case at::kHalf: range = (uint64_t{1} << 11) + 1; break;
       case at::kBFloat16: range = (uint64_t{1} << 8) + 1; break;
+      case at::kShort: range = 32768; break;
+      case at::kChar: range = 128; break;
+      case at::kByte: range = 256; break;
+      case at::kBool: range = 2; break;
       default: TORCH_CHECK(false, "random_: unexpected dtype ", type);
     }
     IntegersInto("random_", self, range, 0, gen);
   }
-
 };
-
 
 // ------------------------------------- exponential, Cauchy, geometric, log-normal
 // PyTorch CUDA's transforms (ATen/core/TransformationHelper.h, the CUDA
@@ -404,12 +397,10 @@ struct ExponentialKernel {
     const at::Tensor& self = iter.tensor(0);
     AT_DISPATCH_FLOATING_TYPES_AND2(at::kHalf, at::kBFloat16, self.scalar_type(),
                                     "exponential_cpu", [&] {
-      using acc_t = std::conditional_t<std::is_same<scalar_t, double>::value, double, float>;
-      at::Tensor u = CurandUniform("exponential_", self, AccType(self.scalar_type()),
-                                   CpuGenerator(generator));
+      using acc_t = AccT<scalar_t>;
       const acc_t l = static_cast<acc_t>(lambda);
       constexpr acc_t kHalfEps = std::numeric_limits<acc_t>::epsilon() / 2;
-      Transform<acc_t, scalar_t>(u, self, [l](acc_t v) {
+      TransformUniform<scalar_t>("exponential_", self, generator, [l](acc_t v) {
         // log(u) rounds to 0 near 1, and PyTorch never returns 0.
         const acc_t log = v >= acc_t(1) - kHalfEps ? -kHalfEps : std::log(v);
         return static_cast<scalar_t>(acc_t(-1) / l * log);
@@ -424,12 +415,10 @@ struct CauchyKernel {
     const at::Tensor& self = iter.tensor(0);
     AT_DISPATCH_FLOATING_TYPES_AND2(at::kHalf, at::kBFloat16, self.scalar_type(), "cauchy_cpu",
                                     [&] {
-      using acc_t = std::conditional_t<std::is_same<scalar_t, double>::value, double, float>;
-      at::Tensor u = CurandUniform("cauchy_", self, AccType(self.scalar_type()),
-                                   CpuGenerator(generator));
+      using acc_t = AccT<scalar_t>;
       const acc_t m = static_cast<acc_t>(median), s = static_cast<acc_t>(sigma);
       constexpr acc_t kPi = static_cast<acc_t>(3.14159265358979323846);
-      Transform<acc_t, scalar_t>(u, self, [m, s](acc_t v) {
+      TransformUniform<scalar_t>("cauchy_", self, generator, [m, s](acc_t v) {
         return static_cast<scalar_t>(m + s * std::tan(kPi * (v - acc_t(0.5))));
       });
     });
@@ -441,12 +430,9 @@ struct GeometricKernel {
   void operator()(at::TensorIteratorBase& iter, double p, Gen generator) {
     const at::Tensor& self = iter.tensor(0);
     AT_DISPATCH_ALL_TYPES_AND2(at::kHalf, at::kBFloat16, self.scalar_type(), "geometric_cpu", [&] {
-      // float, or double for double (PyTorch's DiscreteDistributionType)
-      using acc_t = std::conditional_t<std::is_same<scalar_t, double>::value, double, float>;
-      at::Tensor u = CurandUniform("geometric_", self, AccType(self.scalar_type()),
-                                   CpuGenerator(generator));
+      using acc_t = AccT<scalar_t>;
       const acc_t q = static_cast<acc_t>(p);
-      Transform<acc_t, scalar_t>(u, self, [q](acc_t v) {
+      TransformUniform<scalar_t>("geometric_", self, generator, [q](acc_t v) {
         return static_cast<scalar_t>(std::ceil(std::log(v) / std::log1p(-q)));
       });
     });
@@ -459,7 +445,7 @@ struct LogNormalKernel {
     const at::Tensor& self = iter.tensor(0);
     AT_DISPATCH_FLOATING_TYPES_AND2(at::kHalf, at::kBFloat16, self.scalar_type(),
                                     "log_normal_cpu", [&] {
-      using acc_t = std::conditional_t<std::is_same<scalar_t, double>::value, double, float>;
+      using acc_t = AccT<scalar_t>;
       // exp of normal(mean, std) in the accumulation type: the library's
       // normal is fma(z, std, mean) there, as nvcc computes z * std + mean.
       at::Tensor z = at::empty_like(self, self.options().dtype(AccType(self.scalar_type())));
@@ -528,19 +514,14 @@ std::tuple<at::Tensor, at::Tensor> ReplayCudaDropout(const at::Tensor& input, do
     while (max_vector > 1 && bytes % (max_vector * input.element_size()) != 0) max_vector /= 2;
   }
   std::lock_guard<std::mutex> lock(gen->mutex_);
-  randtensor::PhiloxState state, next;
-  randtensor::Status status =
-      randtensor::TorchCudaState(gen->current_seed(), ReadOffset(gen), &state);
+  const randtensor::PhiloxState state = StateAt("native_dropout", gen, ReadOffset(gen));
+  randtensor::PhiloxState next;
+  // Dense tensors (PyTorch's strides are never negative) start at their data pointer.
+  const randtensor::Status status = randtensor::TorchCudaDropout(
+      type, static_cast<uint64_t>(x.numel()), x.data_ptr(), output.data_ptr(), mask.data_ptr(), p,
+      state, &next, CurrentSettings().gpu, max_vector, FillThreads(x.numel()));
   TORCH_CHECK(status.ok(), "native_dropout: ", status.message());
-  // Dense tensors with non-negative strides start at their data pointer.
-  status = randtensor::TorchCudaDropout(type, static_cast<uint64_t>(x.numel()), x.data_ptr(),
-                                        output.data_ptr(), mask.data_ptr(), p, state, &next,
-                                        CurrentSettings().gpu, max_vector, FillThreads(x.numel()));
-  TORCH_CHECK(status.ok(), "native_dropout: ", status.message());
-  uint64_t offset = 0;
-  status = randtensor::TorchCudaOffset(next, &offset);
-  TORCH_CHECK(status.ok(), "native_dropout: ", status.message());
-  WriteOffset(gen, offset);
+  WriteOffset(gen, OffsetOf("native_dropout", next));
   if (dense) return std::make_tuple(output, mask);
   // In the layout PyTorch gives a result of this input (empty_like).
   return std::make_tuple(at::empty_like(input).copy_(output),
@@ -591,7 +572,7 @@ std::tuple<at::Tensor, at::Tensor> NativeDropout(const at::Tensor& input, double
   at::Tensor output = at::empty_like(x);
   AT_DISPATCH_FLOATING_TYPES_AND2(at::kHalf, at::kBFloat16, x.scalar_type(), "native_dropout",
                                   [&] {
-    using acc_t = std::conditional_t<std::is_same<scalar_t, double>::value, double, float>;
+    using acc_t = AccT<scalar_t>;
     const acc_t s = static_cast<acc_t>(scale);
     const scalar_t* in = x.data_ptr<scalar_t>();
     const bool* keep = mask.data_ptr<bool>();
@@ -692,7 +673,8 @@ void Register(torch::Library& m) {
   m.impl("_sample_dirichlet", TORCH_FN(SampleDirichlet));
 }
 
-// install(order, sm_count, threads_per_sm): order "stream" or "torch_cuda".
+// install(order, sm_count, threads_per_sm, huge_pages): order "stream" or
+// "torch_cuda"; a geometry of zeros means one element per GPU thread.
 void Install(std::string order, int64_t sm_count, int64_t threads_per_sm, bool huge_pages) {
   Settings settings;
   if (order == "torch_cuda") {
@@ -707,7 +689,7 @@ void Install(std::string order, int64_t sm_count, int64_t threads_per_sm, bool h
               ") is not a GPU geometry");
   settings.gpu.sm_count = static_cast<int32_t>(sm_count);
   settings.gpu.threads_per_sm = static_cast<int32_t>(threads_per_sm);
-  uint64_t threads = 0;
+  uint64_t threads = 0;  // the library's check of the geometry, before anything changes
   const randtensor::Status status = randtensor::TorchCudaThreads(1u << 30, settings.gpu, &threads);
   TORCH_CHECK(status.ok(), "randtensor.torch.install: ", status.message());
   std::lock_guard<std::mutex> lock(install_mutex);
@@ -734,15 +716,6 @@ void Uninstall() {
   ForgetOffsets();
 }
 
-bool Installed() {
-  std::lock_guard<std::mutex> lock(install_mutex);
-  return cpu_library != nullptr;
-}
-
-std::string Order() {
-  return TorchCudaOrder() ? "torch_cuda" : "stream";
-}
-
 int64_t GetOffset(Gen generator) {
   auto* gen = CpuGenerator(generator);
   std::lock_guard<std::mutex> lock(gen->mutex_);
@@ -764,10 +737,7 @@ void SetOffset(Gen generator, int64_t offset) {
 TORCH_LIBRARY(randtensor, m) {
   using namespace randtensor_torch;
   m.def("install(str order, int sm_count, int threads_per_sm, bool huge_pages) -> ()", &Install);
-  m.def("huge_pages_used() -> bool", &HugePagesUsed);
   m.def("uninstall() -> ()", &Uninstall);
-  m.def("installed() -> bool", &Installed);
-  m.def("order() -> str", &Order);
   m.def("get_offset(Generator? generator=None) -> int", &GetOffset);
   m.def("set_offset(Generator? generator, int offset) -> ()", &SetOffset);
 }

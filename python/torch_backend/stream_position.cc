@@ -1,12 +1,12 @@
 #include "stream_position.h"
 
 #include <c10/util/Exception.h>
-
 #include <c10/util/intrusive_ptr.h>
 
 #include <cstring>
 #include <mutex>
 #include <unordered_map>
+#include <vector>
 
 namespace randtensor_torch {
 namespace {
@@ -65,16 +65,21 @@ bool HoldsOffset(at::CPUGeneratorImpl* gen) {
 }
 
 void ForgetOffsets() {
-  std::lock_guard<std::mutex> lock(registry_mutex);
-  for (auto& [raw, weak] : registry) {
-    (void)raw;
-    c10::intrusive_ptr<c10::GeneratorImpl> strong = weak.lock();
-    if (!strong) continue;
+  // The live generators first, then each one's lock: WriteOffset takes the
+  // registry's lock under a generator's, so never the other way round.
+  std::vector<c10::intrusive_ptr<c10::GeneratorImpl>> live;
+  {
+    std::lock_guard<std::mutex> lock(registry_mutex);
+    for (auto& entry : registry) {
+      if (auto strong = entry.second.lock()) live.push_back(std::move(strong));
+    }
+    registry.clear();
+  }
+  for (const auto& strong : live) {
     auto* gen = static_cast<at::CPUGeneratorImpl*>(strong.get());
-    std::lock_guard<std::mutex> gen_lock(gen->mutex_);
+    std::lock_guard<std::mutex> lock(gen->mutex_);
     if (HoldsOffset(gen)) gen->set_next_double_normal_sample(c10::optional<double>());
   }
-  registry.clear();
 }
 
 }  // namespace randtensor_torch

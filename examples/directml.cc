@@ -29,21 +29,9 @@ int main() {
     std::fprintf(stderr, "%s\n", status.message());
     return 1;
   }
-  // The counter advanced by ceil(1299420 / 4) = 324855: ...'7479615c.
+  // The counter advanced by ceil(1299420 / 4) = 324855: ...'7479615c. (An
+  // operator dispatched again and again: RandomGeneratorOperator::Create once,
+  // then Execute, which checks only the bindings.)
   std::printf("counter = 0x%08x'%08x'%08x'%08x\n", state[3], state[2], state[1], state[0]);
-
-  // The same operator checked once (CreateOperator), then dispatched again
-  // and again: each call only checks its bindings.
-  RandomGeneratorOperator created;
-  status = RandomGeneratorOperator::Create(op, &created);
-  for (int step = 0; step < 2 && status.ok(); ++step) {
-    status = created.Execute(state_binding, output_binding, &state_binding);
-  }
-  if (!status.ok()) {
-    std::fprintf(stderr, "%s\n", status.message());
-    return 1;
-  }
-  // Two more fills: 3 * 324855 = 974565 blocks from the start, ...'74834b4a.
-  std::printf("counter = 0x%08x'%08x'%08x'%08x\n", state[3], state[2], state[1], state[0]);
-  return state[0] == 0x74834b4a ? 0 : 1;
+  return state[0] == 0x7479615c ? 0 : 1;
 }

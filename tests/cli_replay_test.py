@@ -2,8 +2,9 @@
 
 The CLI replays recorded calls of tests/reference/torch_cuda/recorded (torch
 2.11 on an H100, capture_torch_cuda.py) into .npy files: the SHA-256 of the
-data equals the GPU tensor's and the printed `offset:` equals the generator's
-offset after the call. Runs the binary named by $RANDTENSOR_CLI.
+data equals the GPU tensor's and the printed `philox-offset:` equals the
+generator's Philox offset after the call. Runs the binary named by
+$RANDTENSOR_CLI.
 
     RANDTENSOR_CLI=build/tools/randtensor python3 -m pytest -q tests/cli_replay_test.py
 """
@@ -30,11 +31,11 @@ def npy_data(path):
     return raw[10 + header_len:]
 
 
-def cli_args(call):
+def cli_args(call, offset_option="--philox-offset"):
     """The generate options of a recorded call (uniform, bernoulli, integers)."""
     seed, offset = call["state_before"]
     p = call["params"]
-    args = ["--sizes", call["n"], "--seed", seed, "--offset", offset, "--order", "torch-cuda",
+    args = ["--sizes", call["n"], "--seed", seed, offset_option, offset, "--order", "torch-cuda",
             "--gpu", "h100-sxm", "--dtype", call["dtype"]]
     if call["kind"] == "uniform":
         return args + ["--dist", "uniform", "--low", p.get("low", 0.0), "--high", p.get("high", 1.0)]
@@ -58,8 +59,32 @@ CASES = [pick("uniform", "float32"), pick("uniform", "float32", largest=True),
 def test_replays_the_recorded_call(call, tmp_path):
     out = tmp_path / "x.npy"
     lines = ok("generate", *cli_args(call), "--out", out, "--format", "npy")
+    assert lines[1] == f"philox-offset: {call['state_after'][1]}"
+    assert hashlib.sha256(npy_data(out)).hexdigest() == call["sha256"]
+
+
+@pytest.mark.parametrize("call", [c for c in CASES if c["state_before"][1] > 0][:2],
+                         ids=lambda c: f"{c['id']}-{c['kind']}-{c['dtype']}-{c['n']}")
+def test_offset_is_the_deprecated_spelling_of_philox_offset(call, tmp_path):
+    """Under --order torch-cuda, --offset (the spelling before --philox-offset)
+    still means the generator's Philox offset, and the run prints `offset: N`
+    as it did, so scripts written for it keep working."""
+    out = tmp_path / "x.npy"
+    lines = ok("generate", *cli_args(call, "--offset"), "--out", out, "--format", "npy")
     assert lines[1] == f"offset: {call['state_after'][1]}"
     assert hashlib.sha256(npy_data(out)).hexdigest() == call["sha256"]
+
+
+def test_philox_offset_refusals(tmp_path):
+    out = tmp_path / "x.bin"
+    assert_usage_error(run("generate", "--sizes", "5", "--philox-offset", "4", "--out", out),
+                       "--philox-offset.*--order torch-cuda")
+    assert_usage_error(run("generate", "--sizes", "5", "--order", "torch-cuda", "--offset", "4",
+                           "--philox-offset", "4", "--out", out), "not both")
+    assert_usage_error(run("generate", "--sizes", "5", "--order", "torch-cuda",
+                           "--philox-offset", "6", "--out", out),
+                       "--philox-offset: .*offset = 6 is not a multiple of 4")
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_refusals():

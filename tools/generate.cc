@@ -202,10 +202,11 @@ int Generate(const GenerateArgs& args) {
     return kExitOk;
   }
   std::fprintf(text, "%s\n", FormatState(result.state_out).c_str());
-  uint64_t offset = 0;
+  uint64_t philox_offset = 0;
   if (args.order == randtensor::ElementOrder::kTorchCuda &&
-      randtensor::TorchCudaOffset(result.state_out, &offset).ok()) {
-    std::fprintf(text, "offset: %llu\n", static_cast<unsigned long long>(offset));
+      randtensor::TorchCudaOffset(result.state_out, &philox_offset).ok()) {
+    std::fprintf(text, "%s: %llu\n", args.philox_offset_label,
+                 static_cast<unsigned long long>(philox_offset));
   }
   if (args.repeat > 0) {
     std::fprintf(text, "GBps: %.4g\nGelem/s: %.4g\n", result.gbps, result.gelems);

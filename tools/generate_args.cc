@@ -140,8 +140,8 @@ std::optional<GenerateArgs> ParseGenerateArgs(const std::vector<std::string>& wo
   const Options options(words, {"--sizes", "--strides", "--total-bytes", "--state", "--seed",
                                 "--threads", "--target", "--out", "--format", "--pad-byte",
                                 "--repeat", "--dist", "--dtype", "--low", "--high", "--mean",
-                                "--std", "--p", "--offset", "--chunk-bytes", "--order", "--gpu",
-                                "--sm-count", "--threads-per-sm"},
+                                "--std", "--p", "--offset", "--philox-offset", "--chunk-bytes",
+                                "--order", "--gpu", "--sm-count", "--threads-per-sm"},
                         {"--quiet"});
   if (options.help()) return std::nullopt;
   GenerateArgs args;

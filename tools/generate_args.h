@@ -47,10 +47,15 @@ struct GenerateArgs {
   uint64_t offset = 0;                          // --offset: the first stream element
   uint64_t chunk_bytes = kDefaultChunkBytes;    // --chunk-bytes
   bool quiet = false;                           // --quiet
-  // --order torch-cuda: PyTorch's CUDA element order on this GPU (replay.h);
-  // `offset` is then the generator's offset, folded into `state`.
+  // --order torch-cuda: PyTorch's CUDA element order on this GPU (replay.h).
+  // The generator's Philox offset (--philox-offset) is folded into `state`,
+  // and `offset` stays 0.
   randtensor::ElementOrder order = randtensor::ElementOrder::kStream;
   randtensor::GpuGeometry gpu;
+  // The label of the Philox offset printed after the fill: "philox-offset",
+  // or "offset" when the run spelled it --offset (the deprecated spelling,
+  // whose output scripts parse).
+  const char* philox_offset_label = "philox-offset";
   // --order curand-host: cuRAND's host generator from (seed, --offset).
   bool curand_host = false;
 };

@@ -20,9 +20,12 @@ constexpr uint64_t kGeometryFreeElements = 40960;
 
 }  // namespace
 
-// --order, --gpu / --sm-count --threads-per-sm. With --order torch-cuda,
-// --offset is the generator's offset (a multiple of 4, as torch keeps it):
-// the state's counter becomes offset / 4 and the fill starts at element 0.
+// --order, --gpu / --sm-count --threads-per-sm, --philox-offset. With
+// --order torch-cuda, --philox-offset is the generator's Philox offset (a
+// multiple of 4, as torch keeps it): the state's counter becomes
+// philox_offset / 4 and the fill starts at element 0. --offset, which means
+// a stream element everywhere else, was its spelling before and still is
+// there (deprecated).
 void ParseOrder(const Options& options, GenerateArgs* args) {
   const std::string order = options.Has("--order") ? options.Get("--order") : "stream";
   const bool has_gpu = options.Has("--gpu") || options.Has("--sm-count") ||
@@ -32,6 +35,10 @@ void ParseOrder(const Options& options, GenerateArgs* args) {
     if (order == "curand-host" && options.Has("--state")) {
       Fail(kExitUsage, "--order curand-host takes --seed and --offset (outputs to skip), not "
                        "--state");
+    }
+    if (options.Has("--philox-offset")) {
+      Fail(kExitUsage, "--philox-offset is the offset of PyTorch's CUDA generator: it needs "
+                       "--order torch-cuda (--offset K starts at stream element K)");
     }
     args->curand_host = order == "curand-host";
     return;
@@ -72,8 +79,19 @@ void ParseOrder(const Options& options, GenerateArgs* args) {
   }
   const uint64_t seed = static_cast<uint64_t>(args->state.words[4]) |
                         static_cast<uint64_t>(args->state.words[5]) << 32;
-  const Status status = randtensor::TorchCudaState(seed, args->offset, &args->state);
-  if (!status.ok()) Fail(kExitUsage, std::string("--offset: ") + status.message());
+  const bool deprecated = options.Has("--offset");
+  if (deprecated && options.Has("--philox-offset")) {
+    Fail(kExitUsage, "give --philox-offset or --offset (its deprecated spelling under --order "
+                     "torch-cuda), not both");
+  }
+  const char* flag = deprecated ? "--offset" : "--philox-offset";
+  uint64_t philox_offset = args->offset;  // --offset, already read
+  if (options.Has("--philox-offset")) {
+    philox_offset = ParseNumber(flag, options.Get("--philox-offset"), UINT64_MAX);
+  }
+  const Status status = randtensor::TorchCudaState(seed, philox_offset, &args->state);
+  if (!status.ok()) Fail(kExitUsage, std::string(flag) + ": " + status.message());
+  args->philox_offset_label = deprecated ? "offset" : "philox-offset";
   args->offset = 0;
 }
 

@@ -89,10 +89,21 @@ FillOptions ToFillOptions(const randtensor_fill_options* options) {
   out.parallel_for = ParallelFor{options->parallel_for, options->parallel_for_context};
   const randtensor_distribution& d = options->distribution;
   out.distribution.kind = static_cast<DistributionKind>(RawEnum(d.kind));  // Fill validates it
+  // The parameters of the kind, by their names (randtensor.h). The names in
+  // one union alias each other (GCC and Clang define reading another member
+  // of a union), so a caller that set the deprecated a / b is read the same.
   switch (out.distribution.kind) {
-    case DistributionKind::kUniform: out.distribution.low = d.a, out.distribution.high = d.b; break;
-    case DistributionKind::kNormal: out.distribution.mean = d.a, out.distribution.std = d.b; break;
-    case DistributionKind::kBernoulli: out.distribution.p = d.a; break;
+    case DistributionKind::kUniform:
+      out.distribution.low = d.low;
+      out.distribution.high = d.high;
+      break;
+    case DistributionKind::kNormal:
+      out.distribution.mean = d.mean;
+      out.distribution.std = d.std;
+      break;
+    case DistributionKind::kBernoulli:
+      out.distribution.p = d.p;
+      break;
     default: break;
   }
   out.distribution.int_low = d.int_low;
@@ -216,20 +227,21 @@ randtensor_status randtensor_min_buffer_bytes(randtensor_dtype dtype, int32_t ra
       randtensor::MinBufferBytes(randtensor::ToTensorDesc(dtype, rank, sizes, strides), bytes));
 }
 
-randtensor_status randtensor_torch_cuda_state(uint64_t seed, uint64_t offset,
+randtensor_status randtensor_torch_cuda_state(uint64_t seed, uint64_t philox_offset,
                                               uint32_t state[6]) {
   if (state == nullptr) return randtensor::NullArgument("state");
   randtensor::PhiloxState s;
-  const randtensor::Status status = randtensor::TorchCudaState(seed, offset, &s);
+  const randtensor::Status status = randtensor::TorchCudaState(seed, philox_offset, &s);
   if (status.ok()) std::memcpy(state, s.words, sizeof s.words);
   return randtensor::Report(status);
 }
 
-randtensor_status randtensor_torch_cuda_offset(const uint32_t state[6], uint64_t* offset) {
+randtensor_status randtensor_torch_cuda_offset(const uint32_t state[6],
+                                               uint64_t* philox_offset) {
   if (state == nullptr) return randtensor::NullArgument("state");
   randtensor::PhiloxState s;
   std::memcpy(s.words, state, sizeof s.words);
-  return randtensor::Report(randtensor::TorchCudaOffset(s, offset));
+  return randtensor::Report(randtensor::TorchCudaOffset(s, philox_offset));
 }
 
 // Here rather than in dlpack.cc: it shares the C plumbing above, and

@@ -44,7 +44,6 @@ typedef enum randtensor_status {
 } randtensor_status;
 
 /* Output element types (randtensor::DataType). */
-/* Output types (randtensor::DataType). */
 typedef enum randtensor_dtype {
   RANDTENSOR_UINT32 = 0,
   RANDTENSOR_FLOAT32 = 1,
@@ -67,11 +66,32 @@ typedef enum randtensor_distribution_kind {
   RANDTENSOR_INTEGERS = 4
 } randtensor_distribution_kind;
 
-/* Parameters: uniform [a, b), normal mean a and std b, bernoulli p = a,
- * integers [int_low, int_high). All zero: bits. */
+#if defined(__GNUC__) || defined(__clang__)
+#define RANDTENSOR_DEPRECATED(message) __attribute__((deprecated(message)))
+#else
+#define RANDTENSOR_DEPRECATED(message)
+#endif
+
+/* The parameters by name, as randtensor::Distribution's: uniform [low,
+ * high), normal (mean, std), bernoulli p, integers [int_low, int_high). All
+ * zero: bits. The names in one union share its storage: set those of the
+ * kind. a and b are their former names (a = low, mean or p; b = high or
+ * std), kept for source compatibility and deprecated; the layout is the
+ * one they had, so a positional initializer {kind, a, b, int_low, int_high}
+ * still means the same (compilers suggest braces around the unions). */
 typedef struct randtensor_distribution {
   randtensor_distribution_kind kind;
-  double a, b;
+  union {
+    double low;
+    double mean;
+    double p;
+    double a RANDTENSOR_DEPRECATED("use low, mean or p");
+  };
+  union {
+    double high;
+    double std;
+    double b RANDTENSOR_DEPRECATED("use high or std");
+  };
   int64_t int_low, int_high;
 } randtensor_distribution;
 
@@ -122,7 +142,7 @@ typedef enum randtensor_element_order {
 
 /* Per-call options. All zero (or a NULL pointer) means the defaults. */
 typedef struct randtensor_fill_options {
-  uint64_t element_offset;       /* first element of the stream to use */
+  uint64_t element_offset;       /* first element of the stream to use (not a Philox offset) */
   uint32_t threads;              /* 0: the default; 1: inline */
   randtensor_store_mode stores;  /* RANDTENSOR_STORES_AUTO */
   uint64_t task_elements;        /* 0: automatic */
@@ -173,12 +193,15 @@ RANDTENSOR_API randtensor_status randtensor_fill_ex(
     int32_t rank, const int64_t* sizes, const int64_t* strides, const uint32_t in_state[6],
     uint32_t out_state[6], const randtensor_fill_options* options, randtensor_fill_info* info);
 
-/* PyTorch's CUDA generator state (seed, offset; offset a multiple of 4) as
- * six state words, and back: the offset of a state (counter words 2-3 zero). */
-RANDTENSOR_API randtensor_status randtensor_torch_cuda_state(uint64_t seed, uint64_t offset,
+/* PyTorch's CUDA generator state (seed, philox_offset) as six state words,
+ * and back: the Philox offset of a state (counter words 2-3 zero). The
+ * Philox offset is PyTorch's (torch.cuda's get_offset): 4 * the Philox
+ * blocks used, a multiple of 4; options->element_offset counts elements. */
+RANDTENSOR_API randtensor_status randtensor_torch_cuda_state(uint64_t seed,
+                                                             uint64_t philox_offset,
                                                              uint32_t state[6]);
 RANDTENSOR_API randtensor_status randtensor_torch_cuda_offset(const uint32_t state[6],
-                                                              uint64_t* offset);
+                                                              uint64_t* philox_offset);
 
 /* The minimum buffer_bytes for a layout (DirectML's rule, rounded up to 4). */
 RANDTENSOR_API randtensor_status randtensor_min_buffer_bytes(randtensor_dtype dtype, int32_t rank,

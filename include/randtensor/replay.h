@@ -5,13 +5,19 @@
 // PyTorch's CUDA distribution kernels (tests/reference/torch_cuda/ORDER.md
 // has the sources and the GPU proof) launch G threads, 256 per block,
 //     G = 256 * min(ceil(N / 256), sm_count * floor(threads_per_sm / 256)),
-// thread t drawing from curand_init(seed, t, offset): its k-th Philox block
-// is the one at counter offset / 4 + k + t * 2^64. A distribution whose
+// thread t drawing from curand_init(seed, t, philox_offset): its k-th
+// Philox block is the one at counter philox_offset / 4 + k + t * 2^64. A distribution whose
 // elements take w stream words (distribution.h) yields U = 4 / w elements
 // per block, and element e of the row-major tensor is
 //     element floor(e / G) of thread (e mod G)'s stream
 // (block floor(e / (G U)), lane (e mod G U) / G). Every thread draws
-// K = ceil(N / (G U)) blocks, and the generator's offset advances by 4 K.
+// K = ceil(N / (G U)) blocks, and the generator's Philox offset advances by
+// 4 K.
+//
+// The Philox offset is PyTorch's name and unit (CUDAGeneratorImpl's
+// philox_offset_per_thread, torch.cuda's get_offset): 4 * the Philox blocks
+// each thread used, a multiple of 4. It is not FillOptions::element_offset,
+// which counts elements of the stream order.
 // Values are SPEC.md section 8's formulas, as in stream order.
 //
 // Tensors of up to sm_count * threads_per_sm elements (rounded down to 256)
@@ -57,15 +63,16 @@ RANDTENSOR_API const GpuPreset* GpuPresets(int* count) noexcept;
 // The preset called `name` (case ignored), or nullptr.
 RANDTENSOR_API const GpuPreset* FindGpuPreset(const char* name) noexcept;
 
-// PyTorch's CUDA generator state (seed, offset), as torch.cuda.get_rng_state
-// holds it, as a PhiloxState: key (seed mod 2^32, seed >> 32), counter
-// offset / 4. PyTorch keeps offsets at multiples of 4; another offset is an
-// error naming it.
-RANDTENSOR_API Status TorchCudaState(uint64_t seed, uint64_t offset, PhiloxState* state) noexcept;
+// PyTorch's CUDA generator state (seed, philox_offset), as
+// torch.cuda.get_rng_state holds it, as a PhiloxState: key (seed mod 2^32,
+// seed >> 32), counter philox_offset / 4. PyTorch keeps it at multiples of
+// 4; another value is an error naming it.
+RANDTENSOR_API Status TorchCudaState(uint64_t seed, uint64_t philox_offset,
+                                     PhiloxState* state) noexcept;
 
-// The generator offset a state stands for: 4 * (counter words 0-1). Counter
+// The Philox offset a state stands for: 4 * (counter words 0-1). Counter
 // words 2-3 must be 0 and words 0-1 below 2^62, else an error.
-RANDTENSOR_API Status TorchCudaOffset(const PhiloxState& state, uint64_t* offset) noexcept;
+RANDTENSOR_API Status TorchCudaOffset(const PhiloxState& state, uint64_t* philox_offset) noexcept;
 
 // Threads G that PyTorch launches for `count` elements on `gpu` (above),
 // or an error naming a bad geometry.
@@ -83,7 +90,7 @@ RANDTENSOR_API Status TorchCudaThreads(uint64_t count, const GpuGeometry& gpu,
 // size capped by `max_vector` (what the input's address allows: 8 for a
 // fresh allocation, 4, 2 or 1 for an offset view; 0 means 8), then halved
 // until it divides count. `*out_state` (may be null or alias in_state) is
-// the generator's next state: offset / 4 advanced by ceil(count / (4 G)),
+// the generator's next state: philox_offset / 4 advanced by ceil(count / (4 G)),
 // which PyTorch reserves even where its vectorized kernel reads further.
 // 0 < p < 1 (PyTorch draws nothing otherwise); threads as FillOptions.
 RANDTENSOR_API Status TorchCudaDropout(DataType dtype, uint64_t count, const void* input,

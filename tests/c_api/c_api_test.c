@@ -13,6 +13,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -449,8 +450,8 @@ static void test_distributions(void) {
   randtensor_fill_options options;
   memset(&options, 0, sizeof(options));
   options.distribution.kind = RANDTENSOR_UNIFORM;
-  options.distribution.a = 0.0;
-  options.distribution.b = 1.0;
+  options.distribution.low = 0.0;
+  options.distribution.high = 1.0;
   CHECK(randtensor_fill(out, sizeof(out), 0, RANDTENSOR_FLOAT32, 1, sizes, NULL, state, state,
                         &options) == RANDTENSOR_OK);
   for (i = 0; i < 4; ++i) {
@@ -462,17 +463,98 @@ static void test_distributions(void) {
   memset(state, 0, sizeof(state));
   memset(bytes, 0xEE, sizeof(bytes));
   options.distribution.kind = RANDTENSOR_BERNOULLI;
-  options.distribution.a = 0.3;
+  options.distribution.p = 0.3;
   CHECK(randtensor_fill(bytes, 4, 0, RANDTENSOR_UINT8, 1, sizes, NULL, state, NULL, &options) ==
         RANDTENSOR_OK);
   CHECK(bytes[0] == 0 && bytes[1] == 0 && bytes[2] == 0 && bytes[3] == 0);
   CHECK(bytes[4] == 0xEE); /* nothing past the four elements */
-  options.distribution.a = 1.5;
+  options.distribution.p = 1.5;
   memset(bytes, 0xEE, sizeof(bytes));
   CHECK(randtensor_fill(bytes, 4, 0, RANDTENSOR_UINT8, 1, sizes, NULL, state, NULL, &options) ==
         RANDTENSOR_INVALID_ARGUMENT);
   CHECK(contains(randtensor_last_error(), "distribution.p = 1.5"));
   CHECK(bytes[0] == 0xEE);
+}
+
+/* The layout of randtensor_distribution before its parameters had names:
+ * the named unions must keep it (the ABI), and a and b must still compile. */
+typedef struct {
+  randtensor_distribution_kind kind;
+  double a, b;
+  int64_t int_low, int_high;
+} former_distribution;
+
+/* Fills 64 float32 values of `d` from seed 5; returns the fill's status. */
+static randtensor_status fill_distribution(const randtensor_distribution* d, float out[64]) {
+  const int64_t sizes[1] = {64};
+  const uint32_t state[6] = {0, 0, 0, 0, 5, 0};
+  randtensor_fill_options options;
+  memset(&options, 0, sizeof(options));
+  options.distribution = *d;
+  return randtensor_fill(out, 64 * sizeof(float), 0, RANDTENSOR_FLOAT32, 1, sizes, NULL, state,
+                         NULL, &options);
+}
+
+/* Parameters by name reach the library: normal(mean 1e6, std 1) lies within
+ * 10 of 1e6 and normal(0, std 1e-3) within 0.01 of 0 (SPEC.md section 8:
+ * z * std + mean with |z| < 10 from 32-bit words), uniform [low, high) =
+ * [-3, -2) inside it. The deprecated a / b, and a positional initializer
+ * as code written for them has it, fill the very same values. */
+static void test_distribution_parameter_names(void) {
+  float named[64], former[64];
+  int i, inside = 1;
+  randtensor_distribution d;
+  CHECK(sizeof(randtensor_distribution) == sizeof(former_distribution));
+  CHECK(offsetof(randtensor_distribution, low) == offsetof(former_distribution, a));
+  CHECK(offsetof(randtensor_distribution, mean) == offsetof(former_distribution, a));
+  CHECK(offsetof(randtensor_distribution, p) == offsetof(former_distribution, a));
+  CHECK(offsetof(randtensor_distribution, high) == offsetof(former_distribution, b));
+  CHECK(offsetof(randtensor_distribution, std) == offsetof(former_distribution, b));
+  CHECK(offsetof(randtensor_distribution, int_low) == offsetof(former_distribution, int_low));
+
+  memset(&d, 0, sizeof(d));
+  d.kind = RANDTENSOR_NORMAL;
+  d.mean = 1e6;
+  d.std = 1.0;
+  CHECK(fill_distribution(&d, named) == RANDTENSOR_OK);
+  for (i = 0; i < 64; ++i) inside &= named[i] > 1e6f - 10 && named[i] < 1e6f + 10;
+  CHECK(inside);
+  d.mean = 0.0;
+  d.std = 1e-3;
+  CHECK(fill_distribution(&d, named) == RANDTENSOR_OK);
+  inside = 1;
+  for (i = 0; i < 64; ++i) inside &= named[i] > -0.01f && named[i] < 0.01f;
+  CHECK(inside);
+  {
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+    randtensor_distribution old;
+    memset(&old, 0, sizeof(old));
+    old.kind = RANDTENSOR_NORMAL;
+    old.a = 0.0;
+    old.b = 1e-3;
+#pragma GCC diagnostic pop
+    CHECK(fill_distribution(&old, former) == RANDTENSOR_OK);
+    CHECK(memcmp(named, former, sizeof(named)) == 0);
+  }
+  {
+    /* As code written for a and b has it; the unions now ask for braces
+     * (-Wmissing-braces), which it lacks. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmissing-braces"
+    const randtensor_distribution positional = {RANDTENSOR_UNIFORM, -3.0, -2.0, 0, 0};
+#pragma GCC diagnostic pop
+    memset(&d, 0, sizeof(d));
+    d.kind = RANDTENSOR_UNIFORM;
+    d.low = -3.0;
+    d.high = -2.0;
+    CHECK(fill_distribution(&d, named) == RANDTENSOR_OK);
+    inside = 1;
+    for (i = 0; i < 64; ++i) inside &= named[i] >= -3.0f && named[i] < -2.0f;
+    CHECK(inside);
+    CHECK(fill_distribution(&positional, former) == RANDTENSOR_OK);
+    CHECK(memcmp(named, former, sizeof(named)) == 0);
+  }
 }
 
 /* A region of a global tensor through the C options equals that slice of
@@ -707,6 +789,7 @@ int main(void) {
   test_min_buffer_bytes();
   test_bad_calls();
   test_distributions();
+  test_distribution_parameter_names();
   test_region();
   test_state_out_overlapping_buffer();
   test_last_error_is_per_thread();

@@ -56,8 +56,7 @@ __all__ = [
     "uniform",
 ]
 
-# Distribution kinds (randtensor/distribution.h) and their parameters as the
-# compiled core takes them: (kind, a, b, int_low, int_high).
+# Distribution kinds (randtensor/distribution.h); _dist() names their parameters.
 _BITS, _UNIFORM, _NORMAL, _BERNOULLI, _INTEGERS = range(5)
 _DTYPES = {"uint32": np.uint32, "float32": np.float32, "float64": np.float64,
            "float16": np.float16, "bfloat16": np.uint16, "uint8": np.uint8, "bool": np.bool_,
@@ -115,7 +114,8 @@ def _export_dlpack(producer):
 
 
 def _dist(dist, low=None, high=None, mean=None, std=None, p=None):
-    """The (kind, a, b, int_low, int_high) tuple of a distribution by name."""
+    """The compiled core's Distribution of a distribution by name, its
+    parameters by name (randtensor::Distribution's fields)."""
     given = {"low": low, "high": high, "mean": mean, "std": std, "p": p}
     allowed = {"bits": (), "uniform": ("low", "high"), "normal": ("mean", "std"),
                "bernoulli": ("p",), "integers": ("low", "high")}
@@ -125,18 +125,19 @@ def _dist(dist, low=None, high=None, mean=None, std=None, p=None):
         if value is not None and name not in allowed[dist]:
             raise ValueError(f"{name} does not apply to dist = {dist!r}")
     if dist == "bits":
-        return (_BITS, 0.0, 0.0, 0, 1)
+        return _core.Distribution(_BITS)
     if dist == "uniform":
-        return (_UNIFORM, float(0.0 if low is None else low), float(1.0 if high is None else high),
-                0, 1)
+        return _core.Distribution(_UNIFORM, low=float(0.0 if low is None else low),
+                                  high=float(1.0 if high is None else high))
     if dist == "normal":
-        return (_NORMAL, float(0.0 if mean is None else mean), float(1.0 if std is None else std),
-                0, 1)
+        return _core.Distribution(_NORMAL, mean=float(0.0 if mean is None else mean),
+                                  std=float(1.0 if std is None else std))
     if dist == "bernoulli":
-        return (_BERNOULLI, float(0.5 if p is None else p), 0.0, 0, 1)
+        return _core.Distribution(_BERNOULLI, p=float(0.5 if p is None else p))
     if high is None:
         raise ValueError("integers needs high")
-    return (_INTEGERS, 0.0, 0.0, operator.index(0 if low is None else low), operator.index(high))
+    return _core.Distribution(_INTEGERS, int_low=operator.index(0 if low is None else low),
+                              int_high=operator.index(high))
 
 
 def fill(array, state=None, seed=None, offset=0, threads=0, dist="bits", low=None, high=None,
@@ -149,7 +150,9 @@ def fill(array, state=None, seed=None, offset=0, threads=0, dist="bits", low=Non
     state: six uint32 words (counter words 0-3, key words 0-1); or
     seed: an integer 0 .. 2**64 - 1 (key = (seed mod 2**32, seed >> 32),
         counter 0). Not both; neither means seed 0.
-    offset: first element of the stream to use (sharding, cuRAND's offset).
+    offset: the element offset: element e of the array takes stream element
+        offset + e (sharding; cuRAND's offset). Not PyTorch's Philox offset,
+        which randtensor.replay.torch_cuda takes as philox_offset.
     threads: at most this many threads; 0 means default_threads().
     dist: "bits" (uint32 arrays), "uniform" (low, high), "normal" (mean, std),
         "bernoulli" (p) or "integers" (low, high): SPEC.md section 8, the

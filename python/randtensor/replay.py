@@ -1,17 +1,21 @@
 """randtensor.replay: a GPU framework's random tensors, bit for bit, on a CPU.
 
 `torch_cuda` replays what PyTorch computes on a CUDA device for the same
-generator state (seed, offset): torch.rand/uniform_, randn/normal_,
+generator state (seed, philox_offset): torch.rand/uniform_, randn/normal_,
 bernoulli_(p), randint/random_(from, to) on contiguous tensors. Every call
-returns the generator's new offset, so a sequence of calls replays a
-sequence of GPU calls (or use torch_cuda.Generator, which keeps the offset).
+returns the generator's new Philox offset, so a sequence of calls replays a
+sequence of GPU calls (or use torch_cuda.Generator, which keeps it).
 
     >>> from randtensor.replay import torch_cuda
-    >>> x, offset = torch_cuda.rand((2, 3), seed=42)            # torch.manual_seed(42)
-    >>> y, offset = torch_cuda.randn(1000, seed=42, offset=offset)
+    >>> x, philox_offset = torch_cuda.rand((2, 3), seed=42)     # torch.manual_seed(42)
+    >>> y, philox_offset = torch_cuda.randn(1000, seed=42, philox_offset=philox_offset)
 
-(seed, offset) are what torch.cuda.get_rng_state() holds: 16 bytes, seed as
-uint64 then offset as int64, little-endian (torch_cuda.state_from_bytes).
+(seed, philox_offset) are what torch.cuda.get_rng_state() holds: 16 bytes,
+seed as uint64 then the Philox offset as int64, little-endian
+(torch_cuda.state_from_bytes). The Philox offset is PyTorch's: 4 * the
+Philox blocks used, a multiple of 4 (torch.cuda's get_offset), not the
+element offset that randtensor.fill's offset= means. `offset=` is still
+accepted here as a deprecated spelling of philox_offset=.
 Values are bit-exact except normals: the GPU uses approximate __sincosf /
 __logf, randtensor the exact formula within SPEC.md's bound (measured
 differences in tests/reference/torch_cuda/ORDER.md).
@@ -23,6 +27,8 @@ max_threads_per_multi_processor): above sm_count * threads_per_sm elements
 PyTorch's element order depends on it, and 40960 is the smallest such bound
 among the presets. gpu="unbounded" replays a GPU with unlimited threads.
 """
+
+import warnings
 
 import numpy as np
 
@@ -63,24 +69,36 @@ def _geometry(gpu, count):
     return (_unsigned("gpu sm_count", sm, 31), _unsigned("gpu threads_per_sm", tps, 31))
 
 
-def _state(seed, offset):
-    """The six state words of PyTorch's (seed, offset)."""
+def _philox_offset(philox_offset, offset):
+    """philox_offset, or the value of the deprecated spelling offset=."""
+    if offset is None:
+        return philox_offset
+    warnings.warn("randtensor.replay.torch_cuda: offset= is deprecated, pass philox_offset= "
+                  "(PyTorch's Philox offset; randtensor.fill's offset= counts elements)",
+                  DeprecationWarning, stacklevel=3)
+    if philox_offset != 0:
+        raise TypeError("give philox_offset or offset (its deprecated spelling), not both")
+    return offset
+
+
+def _state(seed, philox_offset):
+    """The six state words of PyTorch's (seed, philox_offset)."""
     seed = _unsigned("seed", seed, 64)
-    offset = _unsigned("offset", offset, 64)
-    if offset % 4 != 0:
-        raise ValueError(f"offset = {offset} is not a multiple of 4 (PyTorch's CUDA generator "
-                         "keeps offsets at multiples of 4)")
-    c = offset // 4
+    philox_offset = _unsigned("philox_offset", philox_offset, 64)
+    if philox_offset % 4 != 0:
+        raise ValueError(f"philox_offset = {philox_offset} is not a multiple of 4 (PyTorch's "
+                         "CUDA generator keeps its Philox offset at multiples of 4)")
+    c = philox_offset // 4
     return [c & 0xFFFFFFFF, c >> 32, 0, 0, seed & 0xFFFFFFFF, seed >> 32]
 
 
-def _offset(state):
-    """The generator offset of a returned state."""
+def _philox_offset_of(state):
+    """The generator's Philox offset of a returned state."""
     return 4 * (int(state[0]) | int(state[1]) << 32)
 
 
 def state_from_bytes(data):
-    """(seed, offset) from torch.cuda.get_rng_state()'s 16 bytes (a uint8
+    """(seed, philox_offset) from torch.cuda.get_rng_state()'s 16 bytes (a uint8
     tensor, bytes or any buffer)."""
     raw = bytes(np.asarray(data, dtype=np.uint8).tobytes()) if not isinstance(data, bytes) else data
     if len(raw) != 16:
@@ -88,12 +106,12 @@ def state_from_bytes(data):
     return int.from_bytes(raw[:8], "little"), int.from_bytes(raw[8:], "little", signed=True)
 
 
-def _fill(out, distribution, seed, offset, gpu, threads, bfloat16=False):
+def _fill(out, distribution, seed, philox_offset, gpu, threads, bfloat16=False):
     """Fills `out` (C-contiguous NumPy array or DLPack tensor) in PyTorch's
-    CUDA order; returns the new offset."""
+    CUDA order; returns the new Philox offset."""
     count = int(np.prod(getattr(out, "shape", ()), dtype=np.int64))
     order = (_TORCH_CUDA,) + tuple(_geometry(gpu, count))
-    state = _state(seed, offset)
+    state = _state(seed, philox_offset)
     threads = _unsigned("threads", threads, 32)
     if isinstance(out, np.ndarray):
         if not out.flags.c_contiguous:
@@ -105,7 +123,7 @@ def _fill(out, distribution, seed, offset, gpu, threads, bfloat16=False):
     else:
         raise TypeError(f"cannot fill a {type(out).__name__}: pass a numpy.ndarray or an object "
                         "with __dlpack__")
-    return _offset(new)
+    return _philox_offset_of(new)
 
 
 # Types PyTorch fills that SPEC.md section 8's table does not list for a
@@ -126,114 +144,147 @@ def _bfloat16_bits(x):
     return ((u + np.uint32(0x7FFF) + ((u >> np.uint32(16)) & np.uint32(1))) >> np.uint32(16)).astype(np.uint16)
 
 
-def _new(shape, dtype, distribution, seed, offset, gpu, threads):
+def _new(shape, dtype, distribution, seed, philox_offset, gpu, threads):
     if dtype not in _DTYPES:
         raise TypeError(f"dtype = {dtype!r} is not one of {', '.join(_DTYPES)}")
-    _state(seed, offset)  # checked before allocating
-    via = _VIA.get((_KIND_NAMES.get(distribution[0]), dtype))
+    _state(seed, philox_offset)  # checked before allocating
+    via = _VIA.get((_KIND_NAMES.get(distribution.kind), dtype))
     if via is not None:
         made = np.empty(shape, dtype=_DTYPES[via])
-        new_offset = _fill(made, distribution, seed, offset, gpu, threads)
+        new_offset = _fill(made, distribution, seed, philox_offset, gpu, threads)
         if dtype == "bfloat16":
             return _bfloat16_bits(made), new_offset
         return made.astype(_DTYPES[dtype]), new_offset
     array = np.empty(shape, dtype=_DTYPES[dtype])
-    return array, _fill(array, distribution, seed, offset, gpu, threads, dtype == "bfloat16")
+    return array, _fill(array, distribution, seed, philox_offset, gpu, threads,
+                        dtype == "bfloat16")
 
 
 class _TorchCuda:
     """PyTorch's CUDA random ops (see the module's docstring). Every function
-    returns (array, new_offset); bfloat16 arrays are uint16 bit patterns."""
+    returns (array, new_philox_offset); bfloat16 arrays are uint16 bit
+    patterns. offset= is the deprecated spelling of philox_offset=."""
 
     @staticmethod
-    def fill(out, dist="uniform", seed=0, offset=0, gpu=None, threads=0, bfloat16=False,
-             **params):
+    def fill(out, dist="uniform", seed=0, philox_offset=0, gpu=None, threads=0, bfloat16=False,
+             *, offset=None, **params):
         """Fills `out` in place as the op `dist` ("uniform", "normal",
         "bernoulli", "integers", "bits") with `params` (low/high, mean/std, p)
-        would on the GPU; returns the new offset."""
-        return _fill(out, _dist(dist, **params), seed, offset, gpu, threads, bfloat16)
+        would on the GPU; returns the new Philox offset."""
+        return _fill(out, _dist(dist, **params), seed, _philox_offset(philox_offset, offset), gpu,
+                     threads, bfloat16)
 
     @staticmethod
-    def uniform(shape, low=0.0, high=1.0, dtype="float32", seed=0, offset=0, gpu=None, threads=0):
+    def uniform(shape, low=0.0, high=1.0, dtype="float32", seed=0, philox_offset=0, gpu=None,
+                threads=0, *, offset=None):
         """torch.empty(shape).uniform_(low, high)."""
-        return _new(shape, dtype, _dist("uniform", low=low, high=high), seed, offset, gpu, threads)
+        return _new(shape, dtype, _dist("uniform", low=low, high=high), seed,
+                    _philox_offset(philox_offset, offset), gpu, threads)
 
     @staticmethod
-    def rand(shape, dtype="float32", seed=0, offset=0, gpu=None, threads=0):
+    def rand(shape, dtype="float32", seed=0, philox_offset=0, gpu=None, threads=0, *,
+             offset=None):
         """torch.rand(shape, dtype=dtype, device='cuda')."""
-        return _new(shape, dtype, _dist("uniform"), seed, offset, gpu, threads)
+        return _new(shape, dtype, _dist("uniform"), seed, _philox_offset(philox_offset, offset),
+                    gpu, threads)
 
     @staticmethod
-    def normal(shape, mean=0.0, std=1.0, dtype="float32", seed=0, offset=0, gpu=None, threads=0):
+    def normal(shape, mean=0.0, std=1.0, dtype="float32", seed=0, philox_offset=0, gpu=None,
+               threads=0, *, offset=None):
         """torch.empty(shape).normal_(mean, std)."""
-        return _new(shape, dtype, _dist("normal", mean=mean, std=std), seed, offset, gpu, threads)
+        return _new(shape, dtype, _dist("normal", mean=mean, std=std), seed,
+                    _philox_offset(philox_offset, offset), gpu, threads)
 
     @staticmethod
-    def randn(shape, dtype="float32", seed=0, offset=0, gpu=None, threads=0):
+    def randn(shape, dtype="float32", seed=0, philox_offset=0, gpu=None, threads=0, *,
+              offset=None):
         """torch.randn(shape, dtype=dtype, device='cuda')."""
-        return _new(shape, dtype, _dist("normal"), seed, offset, gpu, threads)
+        return _new(shape, dtype, _dist("normal"), seed, _philox_offset(philox_offset, offset),
+                    gpu, threads)
 
     @staticmethod
-    def bernoulli(shape, p=0.5, dtype="float32", seed=0, offset=0, gpu=None, threads=0):
+    def bernoulli(shape, p=0.5, dtype="float32", seed=0, philox_offset=0, gpu=None, threads=0,
+                  *, offset=None):
         """torch.empty(shape, dtype=dtype).bernoulli_(p) (p a float)."""
-        return _new(shape, dtype, _dist("bernoulli", p=p), seed, offset, gpu, threads)
+        return _new(shape, dtype, _dist("bernoulli", p=p), seed,
+                    _philox_offset(philox_offset, offset), gpu, threads)
 
     @staticmethod
-    def randint(low, high, shape, dtype="int64", seed=0, offset=0, gpu=None, threads=0):
+    def randint(low, high, shape, dtype="int64", seed=0, philox_offset=0, gpu=None, threads=0,
+                *, offset=None):
         """torch.randint(low, high, shape, dtype=dtype) = random_(low, high)."""
-        return _new(shape, dtype, _dist("integers", low=low, high=high), seed, offset, gpu,
-                    threads)
+        return _new(shape, dtype, _dist("integers", low=low, high=high), seed,
+                    _philox_offset(philox_offset, offset), gpu, threads)
 
     @staticmethod
-    def dropout(x, p=0.5, seed=0, offset=0, gpu=None, max_vector=None, threads=0,
-                bfloat16=False):
+    def dropout(x, p=0.5, seed=0, philox_offset=0, gpu=None, max_vector=None, threads=0,
+                bfloat16=False, *, offset=None):
         """torch.native_dropout(x, p, train=True) on a CUDA tensor x (what
         F.dropout(x, p) runs when not in place): returns (output, mask,
-        new_offset). x: a C-contiguous float32/float64/float16 array, or uint16
-        bfloat16 bit patterns with bfloat16=True. max_vector: what the GPU
-        input's address alignment allows (8 for a fresh allocation, the
-        default; 4, 2 or 1 for a view at an offset). 0 < p < 1."""
+        new_philox_offset). x: a C-contiguous float32/float64/float16 array,
+        or uint16 bfloat16 bit patterns with bfloat16=True. max_vector: what
+        the GPU input's address alignment allows (8 for a fresh allocation,
+        the default; 4, 2 or 1 for a view at an offset). 0 < p < 1."""
+        philox_offset = _philox_offset(philox_offset, offset)
         x = np.asarray(x)
         if not x.flags.c_contiguous:
             raise ValueError("torch_cuda.dropout replays C-contiguous arrays only")
         order = _geometry(gpu, x.size)
         out = np.empty_like(x)
         mask = np.empty(x.shape, np.bool_)
-        state = _core.torch_cuda_dropout(x, out, mask, float(p), _state(seed, offset), order[0],
-                                         order[1], 0 if max_vector is None else int(max_vector),
+        state = _core.torch_cuda_dropout(x, out, mask, float(p), _state(seed, philox_offset),
+                                         order[0], order[1],
+                                         0 if max_vector is None else int(max_vector),
                                          _unsigned("threads", threads, 32), bool(bfloat16))
-        return out, mask, _offset(state)
+        return out, mask, _philox_offset_of(state)
 
     gpu_presets = staticmethod(gpu_presets)
     state_from_bytes = staticmethod(state_from_bytes)
 
     class Generator:
-        """A CUDA generator's (seed, offset), advanced by each call exactly as
-        the GPU's: Generator(seed).rand(...) then .randn(...) replays
-        torch.manual_seed(seed); torch.rand(...); torch.randn(...)."""
+        """A CUDA generator's (seed, philox_offset), advanced by each call
+        exactly as the GPU's: Generator(seed).rand(...) then .randn(...)
+        replays torch.manual_seed(seed); torch.rand(...); torch.randn(...)."""
 
-        def __init__(self, seed=67280421310721, offset=0, gpu=None, threads=0):
+        def __init__(self, seed=67280421310721, philox_offset=0, gpu=None, threads=0, *,
+                     offset=None):
             # PyTorch's default CUDA seed (torch.Generator(device='cuda')).
-            _state(seed, offset)
-            self.seed, self.offset, self.gpu, self.threads = seed, offset, gpu, threads
+            philox_offset = _philox_offset(philox_offset, offset)
+            _state(seed, philox_offset)
+            self.seed, self.philox_offset, self.gpu, self.threads = (seed, philox_offset, gpu,
+                                                                     threads)
+
+        @property
+        def offset(self):
+            """Deprecated spelling of philox_offset."""
+            warnings.warn("torch_cuda.Generator.offset is deprecated, use philox_offset",
+                          DeprecationWarning, stacklevel=2)
+            return self.philox_offset
+
+        @offset.setter
+        def offset(self, value):
+            warnings.warn("torch_cuda.Generator.offset is deprecated, use philox_offset",
+                          DeprecationWarning, stacklevel=2)
+            self.philox_offset = value
 
         def manual_seed(self, seed):
             _state(seed, 0)
-            self.seed, self.offset = seed, 0
+            self.seed, self.philox_offset = seed, 0
             return self
 
         def get_state(self):
             """The 16 bytes torch.cuda.get_rng_state() would hold."""
-            return (self.seed.to_bytes(8, "little") + self.offset.to_bytes(8, "little"))
+            return self.seed.to_bytes(8, "little") + self.philox_offset.to_bytes(8, "little")
 
         def set_state(self, data):
-            seed, offset = state_from_bytes(data)
-            _state(seed, offset)
-            self.seed, self.offset = seed, offset
+            seed, philox_offset = state_from_bytes(data)
+            _state(seed, philox_offset)
+            self.seed, self.philox_offset = seed, philox_offset
 
         def _call(self, op, *args, **kwargs):
-            array, self.offset = op(*args, seed=self.seed, offset=self.offset, gpu=self.gpu,
-                                    threads=self.threads, **kwargs)
+            array, self.philox_offset = op(*args, seed=self.seed,
+                                           philox_offset=self.philox_offset, gpu=self.gpu,
+                                           threads=self.threads, **kwargs)
             return array
 
         def rand(self, shape, dtype="float32"):
@@ -255,15 +306,15 @@ class _TorchCuda:
             return self._call(_TorchCuda.randint, low, high, shape, dtype=dtype)
 
         def dropout(self, x, p=0.5, max_vector=None, bfloat16=False):
-            """(output, mask) of native_dropout; the offset advances."""
-            out, mask, self.offset = _TorchCuda.dropout(
-                x, p, seed=self.seed, offset=self.offset, gpu=self.gpu, max_vector=max_vector,
-                threads=self.threads, bfloat16=bfloat16)
+            """(output, mask) of native_dropout; the Philox offset advances."""
+            out, mask, self.philox_offset = _TorchCuda.dropout(
+                x, p, seed=self.seed, philox_offset=self.philox_offset, gpu=self.gpu,
+                max_vector=max_vector, threads=self.threads, bfloat16=bfloat16)
             return out, mask
 
         def fill(self, out, dist="uniform", bfloat16=False, **params):
-            self.offset = _fill(out, _dist(dist, **params), self.seed, self.offset, self.gpu,
-                                self.threads, bfloat16)
+            self.philox_offset = _fill(out, _dist(dist, **params), self.seed, self.philox_offset,
+                                       self.gpu, self.threads, bfloat16)
             return out
 
 

@@ -1,10 +1,11 @@
 // randtensor._core: the compiled half of the Python module `randtensor`.
 //
 // The pure-Python package (python/randtensor/__init__.py) validates and
-// normalizes the arguments (state words, seed, offset, threads) and picks the
-// path; this file turns a NumPy array or a DLPack capsule into the library's
-// descriptors, fills with the GIL released, and turns every failed Status into
-// a Python exception carrying the library's message:
+// normalizes the arguments (state words, seed, element offset, threads,
+// distribution) and picks the path; this file turns a NumPy array or a
+// DLPack capsule into the library's descriptors, fills with the GIL
+// released, and turns every failed Status into a Python exception carrying
+// the library's message:
 //
 //   ValueError    invalid_argument, overlap, misaligned, buffer_too_small,
 //                 overflow, unsupported (rank > 8, an undecidable layout, a
@@ -57,19 +58,10 @@ using randtensor::StatusCode;
 
 using StateWords = std::array<uint32_t, 6>;
 
-// (kind, a, b, int_low, int_high) from randtensor/__init__.py: uniform a, b;
-// normal mean a, std b; bernoulli p = a; integers [int_low, int_high).
-using DistTuple = std::tuple<int, double, double, int64_t, int64_t>;
-
-randtensor::Distribution ToDistribution(const DistTuple& t) {
-  randtensor::Distribution d;
-  d.kind = static_cast<randtensor::DistributionKind>(std::get<0>(t));
-  d.low = d.mean = d.p = std::get<1>(t);
-  d.high = d.std = std::get<2>(t);
-  d.int_low = std::get<3>(t);
-  d.int_high = std::get<4>(t);
-  return d;
-}
+// The distribution crosses from Python as randtensor::Distribution itself
+// (bound below as _core.Distribution, its parameters by name), so the C++
+// and Python sides share one spelling for each parameter.
+using randtensor::Distribution;
 
 // ---------------------------------------------------------------------------
 // Status -> exception
@@ -107,13 +99,13 @@ py::array_t<uint32_t> StateArray(const PhiloxState& state) {
 using OrderArg = std::tuple<int, int32_t, int32_t>;
 
 template <typename FillFn>
-py::array_t<uint32_t> FillWithoutGil(const StateWords& words, uint64_t offset, uint32_t threads,
-                                     const DistTuple& dist, const OrderArg& order,
-                                     const FillFn& fill) {
+py::array_t<uint32_t> FillWithoutGil(const StateWords& words, uint64_t element_offset,
+                                     uint32_t threads, const Distribution& dist,
+                                     const OrderArg& order, const FillFn& fill) {
   randtensor::FillOptions options;
-  options.element_offset = offset;
+  options.element_offset = element_offset;
   options.threads = threads;
-  options.distribution = ToDistribution(dist);
+  options.distribution = dist;
   options.order = static_cast<randtensor::ElementOrder>(std::get<0>(order));
   options.gpu = randtensor::GpuGeometry{std::get<1>(order), std::get<2>(order)};
   const PhiloxState in_state = ToState(words);
@@ -179,8 +171,9 @@ std::vector<int64_t> ElementStrides(const py::array& array, int kElementBytes) {
 // (global shape, start) of a region of a global tensor, or nothing.
 using RegionArg = std::optional<std::pair<std::vector<int64_t>, std::vector<int64_t>>>;
 
-py::array_t<uint32_t> FillNdarray(py::handle object, const StateWords& words, uint64_t offset,
-                                  uint32_t threads, const DistTuple& dist, bool bfloat16,
+py::array_t<uint32_t> FillNdarray(py::handle object, const StateWords& words,
+                                  uint64_t element_offset, uint32_t threads,
+                                  const Distribution& dist, bool bfloat16,
                                   const RegionArg& region_arg, const OrderArg& order) {
   if (!py::isinstance<py::array>(object)) {
     throw py::type_error("fill_ndarray needs a numpy.ndarray, not " +
@@ -227,9 +220,9 @@ py::array_t<uint32_t> FillNdarray(py::handle object, const StateWords& words, ui
     region.global_sizes = global.data();
     region.start = start.data();
   }
-  return FillWithoutGil(words, offset, threads, dist, order, [&](const PhiloxState& in,
-                                                                 PhiloxState* out,
-                                                                 const randtensor::FillOptions& options) {
+  return FillWithoutGil(words, element_offset, threads, dist, order,
+                        [&](const PhiloxState& in, PhiloxState* out,
+                            const randtensor::FillOptions& options) {
     randtensor::FillOptions with_region = options;
     if (region_arg.has_value()) with_region.region = &region;
     return randtensor::Fill(desc, data, buffer_bytes, in, out, with_region);
@@ -274,12 +267,13 @@ class ConsumedDLTensor {
   DLManagedTensor* managed_ = nullptr;
 };
 
-py::array_t<uint32_t> FillDLPack(py::handle capsule, const StateWords& words, uint64_t offset,
-                                 uint32_t threads, const DistTuple& dist, const OrderArg& order) {
+py::array_t<uint32_t> FillDLPack(py::handle capsule, const StateWords& words,
+                                 uint64_t element_offset, uint32_t threads,
+                                 const Distribution& dist, const OrderArg& order) {
   const ConsumedDLTensor consumed(capsule);  // outlives the GIL release below
-  return FillWithoutGil(words, offset, threads, dist, order, [&](const PhiloxState& in,
-                                                                 PhiloxState* out,
-                                                                 const randtensor::FillOptions& options) {
+  return FillWithoutGil(words, element_offset, threads, dist, order,
+                        [&](const PhiloxState& in, PhiloxState* out,
+                            const randtensor::FillOptions& options) {
     return randtensor::FillDLTensor(consumed.tensor(), in, out, options);
   });
 }
@@ -411,10 +405,30 @@ StateWords SeedState(uint64_t seed) {
 PYBIND11_MODULE(_core, m) {
   m.doc() = "randtensor's compiled core; use the `randtensor` package instead.";
   m.attr("__version__") = RANDTENSOR_VERSION;
-  m.def("fill_ndarray", &FillNdarray, "array"_a, "state"_a, "offset"_a, "threads"_a, "dist"_a,
-        "bfloat16"_a, "region"_a = py::none(), "order"_a = OrderArg{0, 0, 0});
-  m.def("fill_dlpack", &FillDLPack, "capsule"_a, "state"_a, "offset"_a, "threads"_a, "dist"_a,
-        "order"_a = OrderArg{0, 0, 0});
+  // randtensor::Distribution, field for field; the kind as its int value.
+  py::class_<Distribution>(m, "Distribution")
+      .def(py::init([](int kind, double low, double high, double mean, double std, double p,
+                       int64_t int_low, int64_t int_high) {
+             Distribution d;
+             d.kind = static_cast<randtensor::DistributionKind>(kind);  // Fill validates it
+             d.low = low, d.high = high, d.mean = mean, d.std = std, d.p = p;
+             d.int_low = int_low, d.int_high = int_high;
+             return d;
+           }),
+           "kind"_a, "low"_a = 0.0, "high"_a = 1.0, "mean"_a = 0.0, "std"_a = 1.0, "p"_a = 0.5,
+           "int_low"_a = 0, "int_high"_a = 1)
+      .def_property_readonly("kind", [](const Distribution& d) { return static_cast<int>(d.kind); })
+      .def_readonly("low", &Distribution::low)
+      .def_readonly("high", &Distribution::high)
+      .def_readonly("mean", &Distribution::mean)
+      .def_readonly("std", &Distribution::std)
+      .def_readonly("p", &Distribution::p)
+      .def_readonly("int_low", &Distribution::int_low)
+      .def_readonly("int_high", &Distribution::int_high);
+  m.def("fill_ndarray", &FillNdarray, "array"_a, "state"_a, "element_offset"_a, "threads"_a,
+        "dist"_a, "bfloat16"_a, "region"_a = py::none(), "order"_a = OrderArg{0, 0, 0});
+  m.def("fill_dlpack", &FillDLPack, "capsule"_a, "state"_a, "element_offset"_a, "threads"_a,
+        "dist"_a, "order"_a = OrderArg{0, 0, 0});
   m.def("gpu_presets", &GpuPresets);
   m.def("curand_host_generate", &CurandHostGenerate, "function"_a, "count"_a, "seed"_a,
         "offset"_a, "skew"_a, "mean"_a, "stddev"_a, "threads"_a);

@@ -48,20 +48,21 @@ NOT_REPLAYED = set()  # bernoulli int64 and randint into uint8/bool/half types: 
 
 
 def _replay(call):
-    """(array, new_offset) of the library for a recorded call."""
+    """(array, new_philox_offset) of the library for a recorded call."""
     seed, offset = call["state_before"]
     n, dtype, p = call["n"], call["dtype"], call["params"]
     kind = call["kind"]
     if kind == "uniform":
         return torch_cuda.uniform(n, p.get("low", 0.0), p.get("high", 1.0), dtype=dtype,
-                                  seed=seed, offset=offset, gpu=GPU)
+                                  seed=seed, philox_offset=offset, gpu=GPU)
     if kind == "normal":
         return torch_cuda.normal(n, p.get("mean", 0.0), p.get("std", 1.0), dtype=dtype,
-                                 seed=seed, offset=offset, gpu=GPU)
+                                 seed=seed, philox_offset=offset, gpu=GPU)
     if kind == "bernoulli":
-        return torch_cuda.bernoulli(n, p["p"], dtype=dtype, seed=seed, offset=offset, gpu=GPU)
-    return torch_cuda.randint(p["low"], p["high"], n, dtype=dtype, seed=seed, offset=offset,
-                              gpu=GPU)
+        return torch_cuda.bernoulli(n, p["p"], dtype=dtype, seed=seed, philox_offset=offset,
+                                    gpu=GPU)
+    return torch_cuda.randint(p["low"], p["high"], n, dtype=dtype, seed=seed,
+                              philox_offset=offset, gpu=GPU)
 
 
 def _cases():
@@ -113,14 +114,14 @@ def test_every_recorded_call_on_every_target(target):
 
 
 def test_chains_replay_with_the_generator():
-    """A torch_cuda.Generator carries the offset from call to call as the GPU's
+    """A torch_cuda.Generator carries the Philox offset from call to call as the GPU's
     generator did (chain A: torch.manual_seed then consecutive calls)."""
     chain = [c for c in _cases() if c["chain"] == "A" and c["generator"] == "default"]
     first = chain[0]
     g = torch_cuda.Generator(first["state_before"][0], first["state_before"][1], gpu=GPU)
     done = 0
     for call in chain:
-        if [g.seed, g.offset] != call["state_before"]:
+        if [g.seed, g.philox_offset] != call["state_before"]:
             break  # an unsupported call sat between: the chain resumes from the record
         p = call["params"]
         kind, dtype, n = call["kind"], call["dtype"], call["n"]
@@ -132,7 +133,7 @@ def test_chains_replay_with_the_generator():
             out = g.bernoulli(n, p["p"], dtype=dtype)
         else:
             out = g.randint(p["low"], p["high"], n, dtype=dtype)
-        assert [g.seed, g.offset] == call["state_after"]
+        assert [g.seed, g.philox_offset] == call["state_after"]
         if kind != "normal":
             bits = out.view(UNSIGNED[out.dtype.itemsize]).reshape(-1)
             assert hashlib.sha256(bits.tobytes()).hexdigest() == call["sha256"]
@@ -146,7 +147,8 @@ def test_threads_and_fill_into_existing_arrays():
     seed, offset = call["state_before"]
     for threads in (1, 2, 3):
         out = np.empty(call["n"], np.float32)
-        new = torch_cuda.fill(out, "uniform", seed=seed, offset=offset, gpu=GPU, threads=threads)
+        new = torch_cuda.fill(out, "uniform", seed=seed, philox_offset=offset, gpu=GPU,
+                              threads=threads)
         assert new == call["state_after"][1]
         assert hashlib.sha256(out.tobytes()).hexdigest() == call["sha256"]
 
@@ -156,12 +158,48 @@ def test_state_bytes_and_generator_state():
     assert torch_cuda.state_from_bytes(raw) == (1234, 40)
     g = torch_cuda.Generator(5, 8)
     g.set_state(raw)
-    assert (g.seed, g.offset) == (1234, 40) and g.get_state() == raw
+    assert (g.seed, g.philox_offset) == (1234, 40) and g.get_state() == raw
+
+
+def test_offset_is_a_deprecated_spelling_of_philox_offset():
+    """offset= (the name before philox_offset=) still works everywhere it did,
+    with a DeprecationWarning, and means the same; recorded calls decide."""
+    call = next(c for c in _cases() if c["kind"] == "uniform" and c["state_before"][1] > 0)
+    seed, offset = call["state_before"]
+    with pytest.warns(DeprecationWarning, match="philox_offset"):
+        x, new = torch_cuda.uniform(call["n"], call["params"].get("low", 0.0),
+                                    call["params"].get("high", 1.0), dtype=call["dtype"],
+                                    seed=seed, offset=offset, gpu=GPU)
+    assert new == call["state_after"][1]
+    assert hashlib.sha256(x.tobytes()).hexdigest() == call["sha256"]
+    for op in (torch_cuda.rand, torch_cuda.randn):
+        with pytest.warns(DeprecationWarning):
+            old = op(8, seed=3, offset=12)
+        new_spelling = op(8, seed=3, philox_offset=12)
+        np.testing.assert_array_equal(old[0], new_spelling[0])
+        assert old[1] == new_spelling[1] == 16
+    with pytest.warns(DeprecationWarning):
+        assert torch_cuda.fill(np.empty(8, np.float32), "uniform", seed=3, offset=12) == 16
+    with pytest.warns(DeprecationWarning):
+        old = torch_cuda.dropout(np.ones(8, np.float32), 0.5, seed=3, offset=12)
+    new_spelling = torch_cuda.dropout(np.ones(8, np.float32), 0.5, seed=3, philox_offset=12)
+    np.testing.assert_array_equal(old[1], new_spelling[1])
+    assert old[2] == new_spelling[2] == 16
+    with pytest.warns(DeprecationWarning):
+        g = torch_cuda.Generator(3, offset=12)
+    assert g.philox_offset == 12
+    with pytest.warns(DeprecationWarning):
+        assert g.offset == 12
+    with pytest.warns(DeprecationWarning):
+        g.offset = 20
+    assert g.philox_offset == 20
+    with pytest.raises(TypeError, match="not both"):
+        torch_cuda.rand(8, seed=3, philox_offset=4, offset=8)
 
 
 def test_refusals():
-    with pytest.raises(ValueError, match="offset = 6"):
-        torch_cuda.rand(4, seed=1, offset=6)
+    with pytest.raises(ValueError, match="philox_offset = 6"):
+        torch_cuda.rand(4, seed=1, philox_offset=6)
     with pytest.raises(ValueError, match="depends on the GPU"):
         torch_cuda.rand(50000, seed=1)
     with pytest.raises(ValueError, match="gpu = 'nope'"):
@@ -196,8 +234,9 @@ def test_dropout_recorded_calls_on_every_target(target):
         seed, offset = call["state_before"]
         n, dtype = call["n"], call["dtype"]
         x = _dropout_input(n, dtype)
-        out, mask, new = torch_cuda.dropout(x, call["params"]["p"], seed=seed, offset=offset,
-                                            gpu=GPU, bfloat16=dtype == "bfloat16")
+        out, mask, new = torch_cuda.dropout(x, call["params"]["p"], seed=seed,
+                                            philox_offset=offset, gpu=GPU,
+                                            bfloat16=dtype == "bfloat16")
         assert new == call["state_after"][1], call["id"]
         bits = out.view(UNSIGNED[out.dtype.itemsize])
         idx = ARRAYS[f"c{call['id']}_idx"].astype(np.int64)

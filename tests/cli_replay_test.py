@@ -100,6 +100,8 @@ def test_refusals():
                        "go together")
     assert_usage_error(run("generate", "--sizes", "4,4", "--strides", "1,4", "--order",
                            "torch-cuda"), "strides")
+    assert_usage_error(run("generate", "--sizes", "5", "--order", "torch-cuda", "--state",
+                           "0,0,0,0,0,0"), "--seed and --philox-offset .*not --state")
 
 
 # --order curand-host against cuRAND's host generator (tests/reference/curand_host).

@@ -74,8 +74,8 @@ void ParseOrder(const Options& options, GenerateArgs* args) {
                          "--sm-count N --threads-per-sm M");
   }
   if (options.Has("--state")) {
-    Fail(kExitUsage, "--order torch-cuda takes --seed and --offset (the CUDA generator's "
-                     "state), not --state");
+    Fail(kExitUsage, "--order torch-cuda takes --seed and --philox-offset (the CUDA "
+                     "generator's state), not --state");
   }
   const uint64_t seed = static_cast<uint64_t>(args->state.words[4]) |
                         static_cast<uint64_t>(args->state.words[5]) << 32;

@@ -564,12 +564,56 @@ Status ResolveRegion(const TensorDesc& desc, const Region& r, RegionMap* map) {
   return Status();
 }
 
+// A packed 1-D fill of at most this many stream words runs as one kernel
+// call on the caller (writer.cc runs such a fill inline anyway); planning it
+// would cost more than generating it.
+constexpr uint64_t kDirectFillWords = 4096;
+
+// Such a fill with every argument plainly valid: the kernel directly,
+// without a layout or a plan. Returns false, having written nothing, for
+// anything else, errors included: the planned path then reports them.
+bool DirectFill(const TensorDesc& desc, void* data, uint64_t buffer_bytes,
+                const PhiloxState& state, PhiloxState* out_state,
+                const FillOptions& options) noexcept {
+  if (desc.rank != 1 || desc.strides != nullptr || desc.byte_offset != 0 ||
+      desc.sizes == nullptr || desc.sizes[0] <= 0 || data == nullptr ||
+      options.region != nullptr || options.order != ElementOrder::kStream ||
+      options.stores != StoreMode::kAuto || options.info != nullptr ||
+      options.element_offset != 0 || options.task_elements != 0) {
+    return false;
+  }
+  const uint64_t count = static_cast<uint64_t>(desc.sizes[0]);
+  if (count > kDirectFillWords) return false;
+  detail::GenerateKind kind;
+  const detail::KindParams* params = nullptr;
+  if (!detail::ResolveDistribution(desc.dtype, options.distribution, &kind, &params).ok()) {
+    return false;
+  }
+  const uint64_t size = static_cast<uint64_t>(detail::ElementBytes(kind));
+  const uint64_t words = count * static_cast<uint64_t>(detail::WordsPerElement(kind));
+  const uintptr_t addr = reinterpret_cast<uintptr_t>(data);
+  if (words > kDirectFillWords || (addr & (size - 1)) != 0 || buffer_bytes < count * size ||
+      buffer_bytes - 1 > UINTPTR_MAX - addr ||
+      (out_state != nullptr &&
+       RangesOverlap(addr, buffer_bytes, reinterpret_cast<uintptr_t>(out_state),
+                     sizeof(PhiloxState)))) {
+    return false;
+  }
+  const detail::KernelTable* kernels = nullptr;
+  if (!detail::ActiveKernels(&kernels, words).ok()) return false;
+  const detail::Stream stream{state.counter(), detail::RoundKeys(state.key()), *params};
+  kernels->Generate(kind).contiguous(stream, 0, count, data, /*streaming=*/false);
+  if (out_state != nullptr) *out_state = philox::Advance(state, words);
+  return true;
+}
+
 }  // namespace
 
 Status Fill(const TensorDesc& desc, void* data, uint64_t buffer_bytes,
             const PhiloxState& in_state, PhiloxState* out_state,
             const FillOptions& options) noexcept {
   const PhiloxState state = in_state;  // read first: out_state may be the same memory
+  if (DirectFill(desc, data, buffer_bytes, state, out_state, options)) return Status();
   detail::GenerateKind kind;
   const detail::KindParams* params = nullptr;
   detail::Layout layout;

@@ -396,3 +396,67 @@ TEST(Layouts, UnitDimensionsAcceptAnyStride) {
 }
 
 }  // namespace
+
+namespace {
+
+// Fills `count` elements of `type` with `d` as a rank-1 tensor (with `info`:
+// the planned path; without: the direct one for small fills) or as [1, count].
+std::vector<uint8_t> FillAs(randtensor::DataType type, const randtensor::Distribution& d,
+                            int64_t count, int how, PhiloxState* next) {
+  const int size = randtensor::ElementSize(type);
+  std::vector<uint8_t> out(static_cast<size_t>(count * size) + 64, 0xA5);
+  const int64_t sizes2[2] = {1, count};
+  randtensor::TensorDesc desc;
+  desc.dtype = type;
+  desc.rank = how == 2 ? 2 : 1;
+  desc.sizes = how == 2 ? sizes2 : &count;
+  randtensor::FillInfo info;
+  randtensor::FillOptions options;
+  options.distribution = d;
+  options.info = how == 1 ? &info : nullptr;
+  const randtensor::Status status =
+      randtensor::Fill(desc, out.data(), out.size(), kState, next, options);
+  EXPECT_TRUE(status.ok()) << status.message();
+  return out;
+}
+
+}  // namespace
+
+// A small packed 1-D fill runs its kernel directly, without a plan: the
+// same bytes (and nothing past the tensor) and the same output state as the
+// planned path of the same tensor, for every kind of element.
+TEST(Layouts, SmallPackedFillsEqualThePlannedPath) {
+  using randtensor::DataType;
+  using randtensor::Distribution;
+  const struct {
+    DataType type;
+    Distribution d;
+  } kinds[] = {
+      {DataType::kUint32, Distribution::Bits()},
+      {DataType::kFloat32, Distribution::Uniform(-2, 3)},
+      {DataType::kFloat64, Distribution::Uniform(-2, 3)},
+      {DataType::kFloat16, Distribution::Uniform(0, 1)},
+      {DataType::kBfloat16, Distribution::Uniform(0, 1)},
+      {DataType::kFloat32, Distribution::Normal(1, 2)},
+      {DataType::kFloat64, Distribution::Normal(1, 2)},
+      {DataType::kFloat16, Distribution::Normal(0, 1)},
+      {DataType::kBool, Distribution::Bernoulli(0.3)},
+      {DataType::kFloat32, Distribution::Bernoulli(0.7)},
+      {DataType::kUint8, Distribution::Bernoulli(0.5)},
+      {DataType::kInt32, Distribution::Integers(-5, 1000)},
+      {DataType::kInt64, Distribution::Integers(-3, int64_t{1} << 40)},
+  };
+  for (const auto& k : kinds) {
+    for (int64_t count : {1, 2, 3, 5, 16, 17, 63, 64, 1000, 2047, 2048, 4096, 4097}) {
+      PhiloxState direct_next{}, planned_next{}, rows_next{};
+      const std::vector<uint8_t> direct = FillAs(k.type, k.d, count, 0, &direct_next);
+      EXPECT_EQ(direct, FillAs(k.type, k.d, count, 1, &planned_next))
+          << "type " << static_cast<int>(k.type) << ", " << count << " elements";
+      EXPECT_EQ(direct, FillAs(k.type, k.d, count, 2, &rows_next));
+      for (int w = 0; w < 6; ++w) {
+        EXPECT_EQ(direct_next.words[w], planned_next.words[w]) << count << " elements";
+        EXPECT_EQ(direct_next.words[w], rows_next.words[w]);
+      }
+    }
+  }
+}

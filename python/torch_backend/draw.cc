@@ -96,6 +96,13 @@ void SetSettings(const Settings& settings) {
 }
 
 at::CPUGeneratorImpl* CpuGenerator(const c10::optional<at::Generator>& generator) {
+  if (!generator.has_value() || !generator->defined()) {
+    // The default generator's object lives as long as the process (its state
+    // changes in place): looked up once.
+    static at::CPUGeneratorImpl* const default_generator =
+        at::check_generator<at::CPUGeneratorImpl>(at::detail::getDefaultCPUGenerator());
+    return default_generator;
+  }
   return at::get_generator_or_default<at::CPUGeneratorImpl>(generator,
                                                              at::detail::getDefaultCPUGenerator());
 }

@@ -128,10 +128,18 @@ at::Tensor& Uniform_(at::Tensor& self, double from, double to, Gen gen) {
   // A contiguous real tensor needs none of the TensorIterator that
   // uniform_impl_ builds (no overlap is possible): it costs more than
   // drawing a small tensor (nn.init and torch.rand of small shapes).
-  if (self.is_contiguous() && self.is_floating_point()) {
-    AT_DISPATCH_FLOATING_TYPES_AND2(at::kHalf, at::kBFloat16, self.scalar_type(),
-                                    "check_uniform_bounds",
-                                    [&] { CheckUniformBounds<scalar_t>(self, from, to); });
+  // (A switch, not the dispatch macro, which records a profiler event per
+  // call; other floating types take uniform_impl_ and its error.)
+  if (self.is_contiguous()) {
+    switch (self.scalar_type()) {
+      case at::kFloat: CheckUniformBounds<float>(self, from, to); break;
+      case at::kDouble: CheckUniformBounds<double>(self, from, to); break;
+      case at::kHalf: CheckUniformBounds<at::Half>(self, from, to); break;
+      case at::kBFloat16: CheckUniformBounds<at::BFloat16>(self, from, to); break;
+      default:
+        return at::native::templates::uniform_impl_<UniformKernel, at::CPUGeneratorImpl>(
+            self, from, to, gen);
+    }
     DrawUniform(self, from, to, gen);
     return self;
   }
@@ -144,8 +152,13 @@ at::Tensor& Uniform_(at::Tensor& self, double from, double to, Gen gen) {
 template <typename RNG>
 struct NormalKernel {
   void operator()(const at::Tensor& self, double mean, double std, Gen generator) {
-    AT_DISPATCH_FLOATING_TYPES_AND2(at::kHalf, at::kBFloat16, self.scalar_type(),
-                                    "normal_kernel_cpu", [&] {});
+    // PyTorch's error for a type it has no normal kernel for (normal(mean,
+    // std) with integer tensors); the dispatch macro also records a profiler
+    // event, which a small draw should not pay for.
+    if (!at::isFloatingType(self.scalar_type())) {
+      AT_DISPATCH_FLOATING_TYPES_AND2(at::kHalf, at::kBFloat16, self.scalar_type(),
+                                      "normal_kernel_cpu", [&] {});
+    }
     Draw("normal_", self, Distribution::Normal(mean, std), CpuGenerator(generator));
   }
 };
@@ -195,12 +208,13 @@ bool BernoulliHolds(at::ScalarType type) {
 template <typename RNG>
 struct BernoulliScalarKernel {
   void operator()(const at::Tensor& self, double p, Gen generator) {
-    AT_DISPATCH_ALL_TYPES_AND3(at::kBool, at::kBFloat16, at::kHalf, self.scalar_type(),
-                               "bernoulli_scalar_cpu_", [&] {});
     auto* gen = CpuGenerator(generator);
     if (BernoulliHolds(self.scalar_type())) {
       Draw("bernoulli_", self, Distribution::Bernoulli(p), gen);
     } else {
+      // PyTorch's error for the types it has no kernel for.
+      AT_DISPATCH_ALL_TYPES_AND3(at::kBool, at::kBFloat16, at::kHalf, self.scalar_type(),
+                                 "bernoulli_scalar_cpu_", [&] {});
       at::Tensor bits = at::empty_like(self, self.options().dtype(at::kByte));
       Draw("bernoulli_", bits, Distribution::Bernoulli(p), gen);
       self.copy_(bits);

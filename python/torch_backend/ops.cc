@@ -194,6 +194,66 @@ at::Tensor& NormalTTOut(const at::Tensor& mean, const at::Tensor& std, Gen gen, 
   return normal_out_impl<NormalKernel, Cpu>(out, mean, std, gen);
 }
 
+// -------------------------------------------------------------- factories
+// torch.rand and torch.randn of CPU tensors: PyTorch's composite kernels
+// (at::empty, then uniform_(0, 1) or normal_(0, 1)), with the draw made here
+// rather than through a second trip into the dispatcher, which costs more
+// than drawing 16 elements. Types and layouts the draw does not serve go
+// through the dispatcher as in PyTorch, with its errors.
+
+#if TORCH_VERSION_MAJOR >= 2
+using Sizes = c10::SymIntArrayRef;
+at::Tensor EmptyOf(Sizes size, const at::TensorOptions& options) {
+  return at::empty_symint(size, options);
+}
+#else
+using Sizes = at::IntArrayRef;
+at::Tensor EmptyOf(Sizes size, const at::TensorOptions& options) {
+  return at::empty(size, options);
+}
+#endif
+
+at::Tensor EmptyFactory(Sizes size, c10::optional<at::ScalarType> dtype,
+                        c10::optional<at::Layout> layout, c10::optional<at::Device> device,
+                        c10::optional<bool> pin_memory) {
+  return EmptyOf(size, at::TensorOptions().dtype(dtype).layout(layout).device(device).pinned_memory(
+                           pin_memory));
+}
+
+bool DrawnHere(const at::Tensor& t) {
+  if (t.layout() != at::kStrided) return false;
+  switch (t.scalar_type()) {
+    case at::kFloat: case at::kDouble: case at::kHalf: case at::kBFloat16: return true;
+    default: return false;
+  }
+}
+
+at::Tensor RandGenerator(Sizes size, Gen gen, c10::optional<at::ScalarType> dtype,
+                         c10::optional<at::Layout> layout, c10::optional<at::Device> device,
+                         c10::optional<bool> pin_memory) {
+  at::Tensor out = EmptyFactory(size, dtype, layout, device, pin_memory);
+  if (!DrawnHere(out)) return out.uniform_(0, 1, gen);
+  DrawUniform(out, 0.0, 1.0, gen);
+  return out;
+}
+at::Tensor Rand(Sizes size, c10::optional<at::ScalarType> dtype, c10::optional<at::Layout> layout,
+                c10::optional<at::Device> device, c10::optional<bool> pin_memory) {
+  return RandGenerator(size, c10::nullopt, dtype, layout, device, pin_memory);
+}
+
+at::Tensor RandnGenerator(Sizes size, Gen gen, c10::optional<at::ScalarType> dtype,
+                          c10::optional<at::Layout> layout, c10::optional<at::Device> device,
+                          c10::optional<bool> pin_memory) {
+  at::Tensor out = EmptyFactory(size, dtype, layout, device, pin_memory);
+  if (!DrawnHere(out)) return out.normal_(0, 1, gen);
+  Draw("normal_", out, Distribution::Normal(0.0, 1.0), CpuGenerator(gen));
+  return out;
+}
+at::Tensor Randn(Sizes size, c10::optional<at::ScalarType> dtype, c10::optional<at::Layout> layout,
+                 c10::optional<at::Device> device, c10::optional<bool> pin_memory) {
+  return RandnGenerator(size, c10::nullopt, dtype, layout, device, pin_memory);
+}
+
 // -------------------------------------------------------------- bernoulli
 
 // Types the library's bernoulli writes; the others take its uint8 0/1.
@@ -665,6 +725,10 @@ std::unique_ptr<torch::Library> cpu_library, autograd_library;
 void Register(torch::Library& m) {
   m.impl("uniform_", TORCH_FN(Uniform_));
   m.impl("normal_", TORCH_FN(Normal_));
+  m.impl("rand", TORCH_FN(Rand));
+  m.impl("rand.generator", TORCH_FN(RandGenerator));
+  m.impl("randn", TORCH_FN(Randn));
+  m.impl("randn.generator", TORCH_FN(RandnGenerator));
   m.impl("normal.Tensor_float", TORCH_FN(NormalTF));
   m.impl("normal.Tensor_float_out", TORCH_FN(NormalTFOut));
   m.impl("normal.float_Tensor", TORCH_FN(NormalFT));

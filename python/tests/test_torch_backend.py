@@ -12,6 +12,7 @@ import os
 import struct
 import subprocess
 import sys
+import warnings
 
 import numpy as np
 import pytest
@@ -276,6 +277,51 @@ def test_autograd_version_counters_and_errors_are_pytorchs(backend):
             rt.install()
         assert type(ours.value) is type(stock.value)
         assert str(ours.value).split("\n")[0] == str(stock.value).split("\n")[0]
+
+
+def test_rand_and_randn_equal_pytorchs_composite_form(backend):
+    """torch.rand/randn are served by their own CPU kernels: each must equal
+    PyTorch's definition (empty, then uniform_(0, 1) or normal_(0, 1)), with
+    the default and a named generator, in every dtype, and leave the same
+    offset; what those kernels do not draw themselves keeps PyTorch's path."""
+    fills = ((torch.rand, lambda t, kw: t.uniform_(0, 1, **kw)),
+             (torch.randn, lambda t, kw: t.normal_(0, 1, **kw)))
+    for dtype in (None, torch.float32, torch.float64, torch.float16, torch.bfloat16, torch.cfloat):
+        for factory, fill in fills:
+            for named in (False, True):
+                results = []
+                for how in ("factory", "composite"):
+                    torch.manual_seed(3)
+                    kw = {"generator": torch.Generator().manual_seed(5)} if named else {}
+                    if how == "factory":
+                        t = factory(5, 7, dtype=dtype, **kw)
+                    else:
+                        t = fill(torch.empty(5, 7, dtype=dtype), kw)
+                    results.append((t, rt.get_offset(kw.get("generator"))))
+                (a, offset_a), (b, offset_b) = results
+                assert a.dtype == (dtype or torch.get_default_dtype())
+                assert torch.equal(a, b) and offset_a == offset_b > 0, (factory, dtype, named)
+    assert torch.randn(3, requires_grad=True).requires_grad
+    with warnings.catch_warnings():  # named tensors are experimental
+        warnings.simplefilter("ignore")
+        assert torch.rand(2, 3, names=("a", "b")).names == ("a", "b")
+
+
+def test_rand_and_randn_errors_are_pytorchs():
+    calls = (lambda: torch.randn(4, dtype=torch.int64), lambda: torch.rand(4, dtype=torch.int32),
+             lambda: torch.randn(-1), lambda: torch.rand(3, layout=torch.sparse_csr))
+    for call in calls:
+        messages = []
+        for installed in (False, True):
+            if installed:
+                rt.install()
+            try:
+                with pytest.raises(RuntimeError) as error:
+                    call()
+                messages.append(str(error.value))
+            finally:
+                rt.uninstall()
+        assert messages[0] == messages[1]
 
 
 def test_every_dtype_torch_allows_and_zero_size(backend):

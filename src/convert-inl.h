@@ -1,14 +1,15 @@
 // Conversions from stream words to distributions (SPEC.md section 8), per
 // SIMD target: one converter per generate kind of kernel_list.h. Included
-// only by kernels.cc through foreach_target.h, hence the toggle guard.
+// only through foreach_target.h, hence the toggle guard.
 //
 // Bit-exact on every target: only exactly rounded operations (add, mul,
 // compare, integer ops, int32 -> float conversion of values below 2^24), no
 // contraction (kernels.cc is built with -ffp-contract=off), and every fused
-// multiply-add stated: hardware FMA where the target has it (AVX2, AVX-512),
-// else an exact emulation (FmaExact below). float16 and bfloat16 are built
-// from float bits with integer round-to-nearest-even, never DemoteTo (which
-// truncates on SSE4 and rounds on F16C).
+// multiply-add stated: hardware FMA where the target has it (RANDTENSOR_FMA:
+// AVX2, AVX-512, NEON, SVE), else an exact emulation (FmaExact below).
+// float16 and bfloat16 are built from float bits with integer
+// round-to-nearest-even, never DemoteTo (which truncates on SSE4 and rounds
+// on F16C). Vector state lives in local variables only (philox-inl.h, Batch).
 //
 // How words reach a converter: GenerateConverted (at the end) converts each
 // batch of Philox blocks in registers right after the rounds, once it is
@@ -33,9 +34,10 @@
 #include <type_traits>
 
 #include "hwy/highway.h"
+#include "src/capabilities-inl.h"
 #include "src/generate-inl.h"
-#include "src/kernel_list.h"
 #include "src/half.h"
+#include "src/kernel_list.h"
 #include "src/kernels.h"
 #include "src/math-inl.h"
 #include "src/pack_bfloat16-inl.h"
@@ -56,7 +58,7 @@ using VW = hn::Vec<DW>;
 using VF = hn::Vec<DF>;
 
 // fma(a, b, c) in float with one rounding on every target (math::FmaF:
-// vfmadd, or an exact emulation in double lanes without FMA).
+// fused, or an exact emulation in double lanes without FMA).
 HWY_INLINE VF FmaExact(VF a, VF b, VF c) { return math::FmaF(DF(), a, b, c); }
 
 // float(x) of every word, correctly rounded: vcvtudq2ps on AVX-512; else
@@ -64,7 +66,7 @@ HWY_INLINE VF FmaExact(VF a, VF b, VF c) { return math::FmaF(DF(), a, b, c); }
 // one multiply-add where the target fuses it).
 HWY_INLINE VF FloatOfWord(VW x) {
   const DF df;
-#if HWY_TARGET <= HWY_AVX3 && HWY_ARCH_X86
+#if RANDTENSOR_AVX512
   return hn::ConvertTo(df, x);  // round to nearest even
 #else
   const DI di;
@@ -111,7 +113,7 @@ HWY_INLINE VW Float16Bits(VF f) {
 HWY_INLINE VW Bfloat16Rounded(VF f) {
   const DW dw;
   const VW x = hn::BitCast(dw, f);
-#if HWY_TARGET <= HWY_AVX3 && HWY_ARCH_X86
+#if RANDTENSOR_AVX512
   // + 1 where the kept lsb (bit 16) is set: a test and a masked add.
   const __mmask16 odd = _mm512_test_epi32_mask(x.raw, hn::Set(dw, 0x10000u).raw);
   const VW up = hn::Add(x, hn::Set(dw, 0x7FFFu));
@@ -149,7 +151,7 @@ HWY_INLINE void Store8(VW v, uint8_t* dst, bool stream = false) {
 // Stores float16 (RNE, subnormals, overflow) or bfloat16 bits of t.
 template <bool kBfloat16>
 HWY_INLINE void StoreHalf(VF t, uint16_t* dst, bool stream = false) {
-#if HWY_TARGET <= HWY_AVX2 && HWY_ARCH_X86
+#if RANDTENSOR_F16C
   if constexpr (!kBfloat16) {
     // F16C's vcvtps2ph with an immediate round-to-nearest-even (Highway's
     // DemoteTo here) is the same rounding as Float16Bits, subnormals too, in
@@ -188,7 +190,7 @@ HWY_INLINE VF UniformFloat(const KindParams& p, VW w) {
   const DW dw;
   if (p.unit_scale) {  // uniform(0, 2^k): t = u32(x) 2^k in one multiply-add (kernels.h)
     const VF mul = hn::Set(df, p.scale_mul), add = hn::Set(df, p.scale_add);
-#if HWY_TARGET <= HWY_AVX3 && HWY_ARCH_X86
+#if RANDTENSOR_AVX512
     const __mmask16 keep = _mm512_cmplt_epu32_mask(w.raw, hn::Set(dw, p.flip_first).raw);
     return VF{_mm512_maskz_fmadd_ps(keep, FloatOfWord(w).raw, mul.raw, add.raw)};  // L = 0
 #else
@@ -199,7 +201,7 @@ HWY_INLINE VF UniformFloat(const KindParams& p, VW w) {
   const VF u = UnitFloat(w);
   const VF range = hn::Set(df, p.range_f), low = hn::Set(df, p.low_f);
   const VW from_first = hn::Sub(w, hn::Set(dw, p.flip_first));
-#if HWY_TARGET <= HWY_AVX3 && HWY_ARCH_X86
+#if RANDTENSOR_AVX512
   const __mmask16 keep = _mm512_cmpge_epu32_mask(from_first.raw, hn::Set(dw, p.flip_count).raw);
   return VF{_mm512_mask3_fmadd_ps(u.raw, range.raw, low.raw, keep)};
 #else
@@ -241,8 +243,9 @@ HWY_INLINE VU64 Low32(VU64 v) { return hn::And(v, hn::Set(DU64(), 0xFFFFFFFFull)
 // former floor(x * (1 / r)) in double lanes took about 24.
 HWY_INLINE VW ModRange(const KindParams& p, VW w) {
   const DW dw;
-#if HWY_TARGET <= HWY_AVX3
-  const VW q0 = Multiply(w, p.mod_magic).hi;  // narrow lanes' 32x32 -> 64 (philox-inl.h)
+#if RANDTENSOR_NARROW_LANES
+  VW q0, lo;
+  Multiply(w, p.mod_magic, &q0, &lo);  // narrow lanes' 32x32 -> 64 (philox-inl.h)
 #else
   const DU64 du;
   const VW magic = hn::Set(dw, p.mod_magic);
@@ -342,76 +345,114 @@ HWY_INLINE void BoxMullerInputs(VW x, VW y, VF* u, VF* fy, VF* v) {
 }
 
 #if HWY_TARGET != HWY_SCALAR
-// fma(z, std, mean) of the word pairs of w[2j] and w[2j + 1] (stream
-// order) into t[2j] and t[2j + 1], for j < K (math::BoxMullerLanes takes the
-// K vectors of pairs at once): sines in even lanes, cosines in odd. Each
-// lane takes one pair, chosen so that the per-128-bit-block InterleaveLower
-// / InterleaveUpper of (sines, cosines) put them back in order: block b's
-// lanes take w0's pairs 2b and 2b + 1, then w1's pairs 2b and 2b + 1.
-template <size_t K>
-HWY_INLINE void BoxMullerFloat(const math::NormalScale<DF>& scale, const VW* w, VF* t) {
-  const DF df;
-  VF u[K], fy[K], v[K], t_sin[K], t_cos[K];
-  for (size_t j = 0; j < K; ++j) {
-    const VW w0 = w[2 * j], w1 = w[2 * j + 1];
-#if HWY_TARGET <= HWY_AVX3 && HWY_ARCH_X86
-    // One two-table permute (vpermt2d) each: block b of x takes words 4b and
-    // 4b + 2 of w0, then of w1; y the words after them.
-    const __m512i x_lanes = _mm512_setr_epi32(0, 2, 16, 18, 4, 6, 20, 22, 8, 10, 24, 26, 12, 14, 28, 30);
-    const __m512i y_lanes = _mm512_setr_epi32(1, 3, 17, 19, 5, 7, 21, 23, 9, 11, 25, 27, 13, 15, 29, 31);
-    const VW x{_mm512_permutex2var_epi32(w0.raw, x_lanes, w1.raw)};
-    const VW y{_mm512_permutex2var_epi32(w0.raw, y_lanes, w1.raw)};
+// Box-Muller's inputs in frame f from the word pairs of two vectors w0, w1
+// (stream order): one pair per lane, chosen so that the per-128-bit-block
+// InterleaveLower / InterleaveUpper of the frame's (sines, cosines)
+// (PairResults) put the results back in stream order: block b's lanes take
+// w0's pairs 2b and 2b + 1, then w1's pairs 2b and 2b + 1.
+HWY_INLINE void PairInputs(VW w0, VW w1, math::PairFrame<DF> f) {
+#if RANDTENSOR_AVX512
+  // One two-table permute (vpermt2d) each: block b of x takes words 4b and
+  // 4b + 2 of w0, then of w1; y the words after them.
+  const __m512i x_lanes =
+      _mm512_setr_epi32(0, 2, 16, 18, 4, 6, 20, 22, 8, 10, 24, 26, 12, 14, 28, 30);
+  const __m512i y_lanes =
+      _mm512_setr_epi32(1, 3, 17, 19, 5, 7, 21, 23, 9, 11, 25, 27, 13, 15, 29, 31);
+  const VW x{_mm512_permutex2var_epi32(w0.raw, x_lanes, w1.raw)};
+  const VW y{_mm512_permutex2var_epi32(w0.raw, y_lanes, w1.raw)};
 #else
-    const DW dw;
-    const DU64 du;
-    // Per block, in 32-bit lanes: lo = (x, y of w0's pair 2b, x, y of w1's
-    // pair 2b), hi = the same of pairs 2b + 1.
-    const VU64 lo = hn::InterleaveLower(du, hn::BitCast(du, w0), hn::BitCast(du, w1));
-    const VU64 hi = hn::InterleaveUpper(du, hn::BitCast(du, w0), hn::BitCast(du, w1));
-    const VW x = hn::OddEven(hn::BitCast(dw, hn::ShiftLeft<32>(hi)), hn::BitCast(dw, lo));
-    const VW y = hn::OddEven(hn::BitCast(dw, hi), hn::BitCast(dw, hn::ShiftRight<32>(lo)));
+  const DW dw;
+  const DU64 du;
+  // Per block, in 32-bit lanes: lo = (x, y of w0's pair 2b, x, y of w1's
+  // pair 2b), hi = the same of pairs 2b + 1.
+  const VU64 lo = hn::InterleaveLower(du, hn::BitCast(du, w0), hn::BitCast(du, w1));
+  const VU64 hi = hn::InterleaveUpper(du, hn::BitCast(du, w0), hn::BitCast(du, w1));
+  const VW x = hn::OddEven(hn::BitCast(dw, hn::ShiftLeft<32>(hi)), hn::BitCast(dw, lo));
+  const VW y = hn::OddEven(hn::BitCast(dw, hi), hn::BitCast(dw, hn::ShiftRight<32>(lo)));
 #endif
-    BoxMullerInputs(x, y, &u[j], &fy[j], &v[j]);
-  }
-  math::BoxMullerLanes<K>(df, scale, u, fy, v, t_sin, t_cos);
-  for (size_t j = 0; j < K; ++j) {
-    t[2 * j] = hn::InterleaveLower(df, t_sin[j], t_cos[j]);
-    t[2 * j + 1] = hn::InterleaveUpper(df, t_sin[j], t_cos[j]);
-  }
+  BoxMullerInputs(x, y, &f.u, &f.fy, &f.v);
 }
-#if HWY_TARGET <= HWY_AVX3 && HWY_ARCH_X86
+
+// The results of PairInputs' frame in stream order: the elements of w0's
+// words, then w1's.
+template <GenerateKind kKind, typename T>
+HWY_INLINE void StorePairResults(math::PairFrame<DF> f, T* out, bool stream) {
+  const DF df;
+  const size_t N = hn::Lanes(df);
+  StoreNormal<kKind>(hn::InterleaveLower(df, f.t_sin, f.t_cos), out, stream);
+  StoreNormal<kKind>(hn::InterleaveUpper(df, f.t_sin, f.t_cos), out + N, stream);
+}
+
+// fma(z, std, mean) of the word pairs of the vectors w (stream order, an
+// even count) to out: four vectors of words at a time (two of pairs, side
+// by side in math::BoxMullerLanes), two at the end.
+template <GenerateKind kKind, typename T>
+HWY_INLINE void NormalFloatVectors(const math::NormalScale<DF>&, T*, bool) {}
+template <GenerateKind kKind, typename T>
+HWY_INLINE void NormalFloatVectors(const math::NormalScale<DF>& scale, T* out, bool stream, VW w0,
+                                   VW w1) {
+  const DF df;
+  math::WithPairFrames<1>(
+      df, [&](math::PairFrame<DF> f) __attribute__((always_inline)) {
+        PairInputs(w0, w1, f);
+        math::BoxMullerLanes(df, scale, f);
+        StorePairResults<kKind>(f, out, stream);
+      });
+}
+template <GenerateKind kKind, typename T, class... W>
+HWY_INLINE void NormalFloatVectors(const math::NormalScale<DF>& scale, T* out, bool stream, VW w0,
+                                   VW w1, VW w2, VW w3, W... rest) {
+  const DF df;
+  const size_t N = hn::Lanes(df);
+  math::WithPairFrames<2>(
+      df, [&](math::PairFrame<DF> f0, math::PairFrame<DF> f1) __attribute__((always_inline)) {
+        PairInputs(w0, w1, f0);
+        PairInputs(w2, w3, f1);
+        math::BoxMullerLanes(df, scale, f0, f1);
+        StorePairResults<kKind>(f0, out, stream);
+        StorePairResults<kKind>(f1, out + 2 * N, stream);
+      });
+  NormalFloatVectors<kKind>(scale, out + 4 * N, stream, rest...);
+}
+
+#if RANDTENSOR_AVX512
 // The same pairs straight from one vector of Philox blocks after round 9, in
 // the state's order (structure of arrays, lanes as BlockOfLane): words 0
 // and 1 of a block are its first pair (x, y), words 2 and 3 its second, so
 // no permute splits x from y, and the one transpose is of the results
 // (sin, cos of the first pair, then of the second: elements 4b .. 4b + 3 of
-// block b), where the bits kernel's fused round 9 and the permutes had cost
-// six operations more per 16 blocks. Same values as BoxMullerFloat: every
-// lane computes its own pair.
+// block b), where the bits kernel's fused round 9 and the permutes would
+// cost six operations more per 16 blocks. Same values as NormalFloatVectors:
+// every lane computes its own pair.
 template <GenerateKind kKind, typename T>
 HWY_INLINE void NormalFromBlocks(const math::NormalScale<DF>& scale, VW w0, VW w1, VW w2, VW w3,
                                  T* out, bool stream) {
   const DF df;
-  VF u[2], fy[2], v[2], t_sin[2], t_cos[2];
-  BoxMullerInputs(w0, w1, &u[0], &fy[0], &v[0]);
-  BoxMullerInputs(w2, w3, &u[1], &fy[1], &v[1]);
-  math::BoxMullerLanes<2>(df, scale, u, fy, v, t_sin, t_cos);
   const DW dw;
   const size_t N = hn::Lanes(dw);
-  TransposeBlocks(hn::BitCast(dw, t_sin[0]), hn::BitCast(dw, t_cos[0]), hn::BitCast(dw, t_sin[1]),
-                  hn::BitCast(dw, t_cos[1]), [&](VW t, size_t i) {
-                    StoreNormal<kKind>(hn::BitCast(df, t), out + i * N, stream);
-                  });
+  math::WithPairFrames<2>(
+      df, [&](math::PairFrame<DF> f0, math::PairFrame<DF> f1) __attribute__((always_inline)) {
+        BoxMullerInputs(w0, w1, &f0.u, &f0.fy, &f0.v);
+        BoxMullerInputs(w2, w3, &f1.u, &f1.fy, &f1.v);
+        math::BoxMullerLanes(df, scale, f0, f1);
+        TransposeBlocks(hn::BitCast(dw, f0.t_sin), hn::BitCast(dw, f0.t_cos),
+                        hn::BitCast(dw, f1.t_sin), hn::BitCast(dw, f1.t_cos), [&](VW t, size_t i) {
+                          StoreNormal<kKind>(hn::BitCast(df, t), out + i * N, stream);
+                        });
+      });
 }
 #endif
 #else
-// The one-lane version of BoxMullerFloat.
+// The one-lane Box-Muller of the pair (x, y).
 HWY_INLINE void BoxMullerFloatPair(const math::NormalScale<DF>& scale, uint32_t x, uint32_t y,
                                    VF* t0, VF* t1) {
   const DW dw;
-  VF u, fy, v;
-  BoxMullerInputs(hn::Set(dw, x), hn::Set(dw, y), &u, &fy, &v);
-  math::BoxMullerLanes<1>(DF(), scale, &u, &fy, &v, t0, t1);
+  math::WithPairFrames<1>(DF(), [&](math::PairFrame<DF> f) {
+    BoxMullerInputs(hn::Set(dw, x), hn::Set(dw, y), &f.u, &f.fy, &f.v);
+    math::BoxMullerLanes(DF(), scale, f);
+    *t0 = f.t_sin;
+    *t1 = f.t_cos;
+  });
 }
 #endif
 
@@ -431,7 +472,7 @@ HWY_INLINE double UnitDoubleScalar(uint32_t a, uint32_t b, double scale) {
 HWY_INLINE VU64 Z53(VU64 l) {
   const DU64 du;
   const VU64 b21 = hn::ShiftLeft<21>(hn::ShiftRight<32>(l));
-#if HWY_TARGET <= HWY_AVX3 && HWY_ARCH_X86
+#if RANDTENSOR_AVX512
   // b21 ^ (l & 0xFFFFFFFF) in one ternary-logic op (0x78: A ^ (B & C)).
   return VU64{_mm512_ternarylogic_epi64(b21.raw, l.raw, hn::Set(du, 0xFFFFFFFFull).raw, 0x78)};
 #else
@@ -442,7 +483,7 @@ HWY_INLINE VU64 Z53(VU64 l) {
 // z as a double (exact).
 HWY_INLINE VD DoubleOfZ53(VU64 z) {
   const DD dd;
-#if HWY_TARGET <= HWY_AVX3 && HWY_ARCH_X86
+#if RANDTENSOR_AVX512
   return hn::ConvertTo(dd, hn::BitCast(hn::RebindToSigned<DD>(), z));  // vcvtqq2pd: exact
 #else
   return hn::Add(hn::Mul(math::DoubleOfSmall(dd, hn::ShiftRight<32>(z)), hn::Set(dd, 0x1p32)),
@@ -470,7 +511,7 @@ HWY_INLINE void UniformDoubleOfZ(const KindParams& p, VU64 z, double* out, bool 
   if (p.unit_scale) {
     const VD mul = hn::Set(dd, p.scale_mul_d), add = hn::Set(dd, p.scale_add_d);
     const VU64 top = hn::Set(du, (uint64_t{1} << 53) - 1);
-#if HWY_TARGET <= HWY_AVX3 && HWY_ARCH_X86
+#if RANDTENSOR_AVX512
     const __mmask8 keep = _mm512_cmplt_epu64_mask(z.raw, top.raw);
     Put(dd, VD{_mm512_maskz_fmadd_pd(keep, DoubleOfZ53(z).raw, mul.raw, add.raw)}, out, stream);
 #else
@@ -485,7 +526,7 @@ HWY_INLINE void UniformDoubleOfZ(const KindParams& p, VU64 z, double* out, bool 
   Put(dd, hn::IfThenElse(hn::Eq(t, hn::Set(dd, p.high_d)), hn::Set(dd, p.low_d), t), out, stream);
 }
 
-#if HWY_TARGET <= HWY_AVX3 && HWY_ARCH_X86
+#if RANDTENSOR_AVX512
 // uniform float64 straight from one vector of Philox blocks after round 9, in
 // the state's order (as NormalFromBlocks): a block's elements are (w0, w1)
 // and (w2, w3), so z53 = a ^ (b << 21) is made in 32-bit halves, low a ^
@@ -539,7 +580,7 @@ HWY_INLINE void ConvertVector(const KindParams& p, VW w, void* dst, bool stream 
   } else if constexpr (kKind == GenerateKind::kUniformBfloat16) {
     UniformHalf<true>(p, w, dst, stream);
   } else if constexpr (kKind == GenerateKind::kBernoulliUint8) {
-#if HWY_TARGET <= HWY_AVX3 && HWY_ARCH_X86
+#if RANDTENSOR_AVX512
     // The compare's mask picks bytes of 1 directly (a zero-masked byte move):
     // no select on words and no narrowing of them.
     const __mmask16 hit = _mm512_cmplt_epu32_mask(w.raw, hn::Set(DW(), p.p_words).raw);
@@ -596,7 +637,7 @@ constexpr size_t VectorGroup() {
 // to where p.bf16_pack: uniform bfloat16 on AVX-512 (PackBfloat16).
 template <GenerateKind kKind, bool kPack>
 constexpr bool HasPackVariant() {
-#if HWY_TARGET <= HWY_AVX3 && HWY_ARCH_X86
+#if RANDTENSOR_AVX512
   return kKind == GenerateKind::kUniformBfloat16 && !kPack;
 #else
   return false;
@@ -604,65 +645,82 @@ constexpr bool HasPackVariant() {
 }
 
 #if HWY_TARGET != HWY_SCALAR
-// n vectors of stream words (n a multiple of VectorGroup) -> n Lanes(DW) /
-// w elements of kind at out, in stream order.
+// f(i, w) for every vector w of the pack, i its index, in order.
+template <class F, class... W>
+HWY_INLINE void ForEachVector(const F& f, W... w) {
+  size_t i = 0;
+  (f(i++, w), ...);
+}
+// f(i, a, b) for every pair of vectors (a, b) = (w[2i], w[2i + 1]) of the
+// pack, from index i.
+template <class F>
+HWY_INLINE void ForEachVectorPair(const F&, size_t) {}
+template <class F, class... W>
+HWY_INLINE void ForEachVectorPair(const F& f, size_t i, VW a, VW b, W... rest) {
+  f(i, a, b);
+  ForEachVectorPair(f, i + 1, rest...);
+}
+
+// The vectors of stream words w (a multiple of VectorGroup) -> their
+// Lanes(DW) / w elements each of kind at out, in stream order.
 // kPack: uniform bfloat16 through PackBfloat16 (only where p.bf16_pack).
 template <GenerateKind kKind, bool kPack = false,
-          typename T = typename detail::KindTraits<kKind>::Type>
-HWY_INLINE void ConvertVectors(const KindParams& p, const VW* w, size_t n, T* out,
-                               bool stream = false) {
+          typename T = typename detail::KindTraits<kKind>::Type, class... W>
+HWY_INLINE void ConvertVectors(const KindParams& p, T* out, bool stream, W... w) {
   const DW dw;
   const DD dd;
   const DU64 du;
   const size_t N = hn::Lanes(dw), N64 = hn::Lanes(dd);
   if constexpr (IsFloatNormal(kKind)) {
-    // Two vectors of pairs at a time (four of words), one at the end.
-    const math::NormalScale<DF> scale(DF(), p.std_f, p.mean_f);
-    const auto pairs = [&](auto k_pairs, size_t g) __attribute__((always_inline)) {
-      constexpr size_t kK = decltype(k_pairs)::value;
-      VF t[2 * kK];
-      BoxMullerFloat<kK>(scale, w + g, t);
-      for (size_t k = 0; k < 2 * kK; ++k) StoreNormal<kKind>(t[k], out + (g + k) * N, stream);
-    };
-    size_t g = 0;
-    for (; g + 4 <= n; g += 4) pairs(std::integral_constant<size_t, 2>(), g);
-    for (; g < n; g += 2) pairs(std::integral_constant<size_t, 1>(), g);
+    VF scale_sin, scale_cos, scale_mean;
+    math::SetNormalScale(DF(), p.std_f, p.mean_f, &scale_sin, &scale_cos, &scale_mean);
+    NormalFloatVectors<kKind>(math::NormalScale<DF>{scale_sin, scale_cos, scale_mean}, out, stream,
+                              w...);
   } else if constexpr (kKind == GenerateKind::kNormalFloat64) {
-    for (size_t g = 0; g < n; g += 2) {
-      // Per 128 bits: (u, v) lanes of pair j of w[g] and of w[g + 1].
-      const VU64 a = hn::BitCast(du, w[g]), b = hn::BitCast(du, w[g + 1]);
-      VD z0, z1;
-      NormalDouble(dd, p, UnitDouble(hn::InterleaveLower(du, a, b), 0x1p-53),
-                   UnitDouble(hn::InterleaveUpper(du, a, b), 0x1p-52), &z0, &z1);
-      Put(dd, hn::InterleaveLower(dd, z0, z1), out + g * N64, stream);
-      Put(dd, hn::InterleaveUpper(dd, z0, z1), out + (g + 1) * N64, stream);
-    }
+    ForEachVectorPair(
+        [&](size_t i, VW w0, VW w1) __attribute__((always_inline)) {
+          // Per 128 bits: (u, v) lanes of pair j of w0 and of w1.
+          const VU64 a = hn::BitCast(du, w0), b = hn::BitCast(du, w1);
+          VD z0, z1;
+          NormalDouble(dd, p, UnitDouble(hn::InterleaveLower(du, a, b), 0x1p-53),
+                       UnitDouble(hn::InterleaveUpper(du, a, b), 0x1p-52), &z0, &z1);
+          Put(dd, hn::InterleaveLower(dd, z0, z1), out + 2 * i * N64, stream);
+          Put(dd, hn::InterleaveUpper(dd, z0, z1), out + (2 * i + 1) * N64, stream);
+        },
+        0, w...);
   } else if constexpr (kKind == GenerateKind::kUniformFloat64) {
-    for (size_t g = 0; g < n; ++g) {
-      UniformDoubleOfZ(p, Z53(hn::BitCast(du, w[g])), out + g * N64, stream);
-    }
+    ForEachVector(
+        [&](size_t g, VW x) __attribute__((always_inline)) {
+          UniformDoubleOfZ(p, Z53(hn::BitCast(du, x)), out + g * N64, stream);
+        },
+        w...);
   } else if constexpr (kKind == GenerateKind::kBernoulliFloat64) {
-    for (size_t g = 0; g < n; ++g) {
-      const auto hit = hn::Lt(UnitDouble(hn::BitCast(du, w[g]), 0x1p-53), hn::Set(dd, p.p_d));
-      Put(dd, hn::IfThenElseZero(hit, hn::Set(dd, 1.0)), out + g * N64, stream);
-    }
+    ForEachVector(
+        [&](size_t g, VW x) __attribute__((always_inline)) {
+          const auto hit = hn::Lt(UnitDouble(hn::BitCast(du, x), 0x1p-53), hn::Set(dd, p.p_d));
+          Put(dd, hn::IfThenElseZero(hit, hn::Set(dd, 1.0)), out + g * N64, stream);
+        },
+        w...);
   } else if constexpr (IsWideInteger(kKind)) {
-    for (size_t g = 0; g < n; ++g) {
-      const VU64 l = hn::BitCast(du, w[g]);  // word 2i low, 2i + 1 high
-      const VU64 x = hn::Or(hn::ShiftLeft<32>(l), hn::ShiftRight<32>(l));  // (a << 32) | b
-      // low + m: within T (checked); wrap-around is the two's complement value.
-      const VU64 v = hn::Add(ModRange64(p, x), hn::Set(du, static_cast<uint64_t>(p.low)));
-      if constexpr (std::is_same<T, int64_t>::value) {
-        Put(du, v, reinterpret_cast<uint64_t*>(out + g * N64), stream);
-      } else {
-        HWY_ALIGN uint64_t lanes[hn::MaxLanes(du)];
-        hn::Store(v, du, lanes);
-        for (size_t i = 0; i < N64; ++i) out[g * N64 + i] = static_cast<T>(static_cast<int64_t>(lanes[i]));
-      }
-    }
+    ForEachVector(
+        [&](size_t g, VW x) __attribute__((always_inline)) {
+          const VU64 l = hn::BitCast(du, x);  // word 2i low, 2i + 1 high
+          const VU64 ab = hn::Or(hn::ShiftLeft<32>(l), hn::ShiftRight<32>(l));  // (a << 32) | b
+          // low + m: within T (checked); wrap-around is the two's complement value.
+          const VU64 v = hn::Add(ModRange64(p, ab), hn::Set(du, static_cast<uint64_t>(p.low)));
+          if constexpr (std::is_same<T, int64_t>::value) {
+            Put(du, v, reinterpret_cast<uint64_t*>(out + g * N64), stream);
+          } else {
+            HWY_ALIGN uint64_t lanes[hn::MaxLanes(du)];
+            hn::Store(v, du, lanes);
+            for (size_t i = 0; i < N64; ++i) {
+              out[g * N64 + i] = static_cast<T>(static_cast<int64_t>(lanes[i]));
+            }
+          }
+        },
+        w...);
   } else {
-    size_t g = 0;
-#if HWY_TARGET <= HWY_AVX3 && HWY_ARCH_X86
+#if RANDTENSOR_AVX512
     if constexpr (kKind == GenerateKind::kUniformBfloat16) {
       // Two vectors at a time: AVX512_BF16's pack where the parameters allow
       // it (p.bf16_pack); else each word rounded in place (its high half is
@@ -672,20 +730,26 @@ HWY_INLINE void ConvertVectors(const KindParams& p, const VW* w, size_t n, T* ou
       const __m512i high_halves = _mm512_set_epi16(
           63, 61, 59, 57, 55, 53, 51, 49, 47, 45, 43, 41, 39, 37, 35, 33,
           31, 29, 27, 25, 23, 21, 19, 17, 15, 13, 11, 9, 7, 5, 3, 1);
-      for (; g + 2 <= n; g += 2) {
-        if constexpr (kPack) {
-          Put(d16, PackBfloat16(UniformFloat(p, w[g]), UniformFloat(p, w[g + 1])),
-              reinterpret_cast<uint16_t*>(out + g * N), stream);
-        } else {
-          const VW a = Bfloat16Rounded(UniformFloat(p, w[g]));
-          const VW b = Bfloat16Rounded(UniformFloat(p, w[g + 1]));
-          Put(d16, hn::Vec<decltype(d16)>{_mm512_permutex2var_epi16(a.raw, high_halves, b.raw)},
-              reinterpret_cast<uint16_t*>(out + g * N), stream);
-        }
-      }
+      ForEachVectorPair(
+          [&](size_t i, VW w0, VW w1) __attribute__((always_inline)) {
+            uint16_t* to = reinterpret_cast<uint16_t*>(out + 2 * i * N);
+            if constexpr (kPack) {
+              Put(d16, PackBfloat16(UniformFloat(p, w0), UniformFloat(p, w1)), to, stream);
+            } else {
+              const VW a = Bfloat16Rounded(UniformFloat(p, w0));
+              const VW b = Bfloat16Rounded(UniformFloat(p, w1));
+              Put(d16, hn::Vec<decltype(d16)>{_mm512_permutex2var_epi16(a.raw, high_halves, b.raw)},
+                  to, stream);
+            }
+          },
+          0, w...);
+      return;
     }
 #endif
-    for (; g < n; ++g) ConvertVector<kKind>(p, w[g], out + g * N, stream);
+    ForEachVector(
+        [&](size_t g, VW x)
+            __attribute__((always_inline)) { ConvertVector<kKind>(p, x, out + g * N, stream); },
+        w...);
   }
 }
 
@@ -703,25 +767,28 @@ void ConvertWords(const KindParams& p, const uint32_t* words, uint64_t n, void* 
   using T = typename detail::KindTraits<kKind>::Type;
   constexpr int kW = detail::KindTraits<kKind>::kWords;
   constexpr size_t kGroup = VectorGroup<kKind>();
+  static_assert(kGroup == 1 || kGroup == 2, "groups of one or two vectors");
   const DW dw;
   const size_t N = hn::Lanes(dw);
   const uint64_t per_group = kGroup * N / kW;  // elements
+  // One group of vectors from `from` (aligned or not) to `to`.
+  const auto group = [&](const uint32_t* from, T* to) __attribute__((always_inline)) {
+    if constexpr (kGroup == 1) {
+      ConvertVectors<kKind, kPack>(p, to, false, hn::LoadU(dw, from));
+    } else {
+      ConvertVectors<kKind, kPack>(p, to, false, hn::LoadU(dw, from), hn::LoadU(dw, from + N));
+    }
+  };
   T* out = static_cast<T*>(dst);
   uint64_t i = 0;
-  for (; i + per_group <= n; i += per_group) {
-    VW v[kGroup];
-    for (size_t g = 0; g < kGroup; ++g) v[g] = hn::LoadU(dw, words + kW * i + g * N);
-    ConvertVectors<kKind, kPack>(p, v, kGroup, out + i);
-  }
+  for (; i + per_group <= n; i += per_group) group(words + kW * i, out + i);
   if (i < n) {
     HWY_ALIGN uint32_t padded[kGroup * hn::MaxLanes(dw)] = {};
     HWY_ALIGN T scratch[kGroup * hn::MaxLanes(dw)];
     const uint64_t left = n - i;
     const uint64_t nwords = kKind == GenerateKind::kNormalFloat64 ? 4 * ((left + 1) / 2) : kW * left;
     std::memcpy(padded, words + kW * i, nwords * 4);
-    VW v[kGroup];
-    for (size_t g = 0; g < kGroup; ++g) v[g] = hn::Load(dw, padded + g * N);
-    ConvertVectors<kKind, kPack>(p, v, kGroup, scratch);
+    group(padded, scratch);
     std::memcpy(out + i, scratch, left * sizeof(T));
   }
 }
@@ -735,13 +802,16 @@ void ConvertWords(const KindParams& p, const uint32_t* words, uint64_t n, void* 
   const DW dw;
   const hn::Simd<double, 1, 0> d1;
   T* out = static_cast<T*>(dst);
-  const math::NormalScale<DF> scale(DF(), p.std_f, p.mean_f);
+  VF scale_sin, scale_cos, scale_mean;
+  math::SetNormalScale(DF(), p.std_f, p.mean_f, &scale_sin, &scale_cos, &scale_mean);
+  const math::NormalScale<DF> scale{scale_sin, scale_cos, scale_mean};
   for (uint64_t i = 0; i < n; ++i) {
     if constexpr (IsFloatNormal(kKind)) {
       if (i % 2 != 0) continue;
-      VF t[2];
-      BoxMullerFloatPair(scale, words[i], i + 1 < n ? words[i + 1] : 0u, &t[0], &t[1]);
-      for (uint64_t k = 0; k < 2 && i + k < n; ++k) StoreNormal<kKind>(t[k], out + i + k);
+      VF t0, t1;
+      BoxMullerFloatPair(scale, words[i], i + 1 < n ? words[i + 1] : 0u, &t0, &t1);
+      StoreNormal<kKind>(t0, out + i);
+      if (i + 1 < n) StoreNormal<kKind>(t1, out + i + 1);
     } else if constexpr (kKind == GenerateKind::kNormalFloat64) {
       if (i % 2 != 0) continue;
       const uint32_t* q = words + 2 * i;  // the pair's four words
@@ -904,11 +974,11 @@ void GenerateConverted(const detail::Stream& s, uint64_t first, uint64_t count, 
   // through GenerateChunked.
   // Normals' conversions are long (log, sine, cosine): made after the last
   // round of the whole group, not batch by batch inside it, where the other
-  // batches' state crowded them (about 10% slower on Zen 5).
+  // batches' live state would leave them too few registers.
   constexpr bool kLong = IsFloatNormal(kKind) || kKind == GenerateKind::kNormalFloat64;
   // Float normals and uniform float64 on AVX-512 take their words from the
   // state's order, round 9 unfused (NormalFromBlocks, UniformDoubleFromBlocks).
-#if HWY_TARGET <= HWY_AVX3 && HWY_ARCH_X86
+#if RANDTENSOR_AVX512
   constexpr bool kFromBlocks = IsFloatNormal(kKind) || kKind == GenerateKind::kUniformFloat64;
 #else
   constexpr bool kFromBlocks = false;
@@ -916,8 +986,12 @@ void GenerateConverted(const detail::Stream& s, uint64_t first, uint64_t count, 
   // A copy the stores cannot alias: through s.params, every float store
   // made the compiler reload the constants.
   const KindParams params = s.params;
-  // Made once per call (once per group of batches: 1-2% slower on Zen 4).
-  const math::NormalScale<DF> scale(DF(), params.std_f, params.mean_f);
+  // Made once per call, not once per group of batches, where they would
+  // add their operations to every group.
+  VF scale_sin, scale_cos, scale_mean;
+  math::SetNormalScale(DF(), params.std_f, params.mean_f, &scale_sin, &scale_cos, &scale_mean);
+  const math::NormalScale<DF> scale{scale_sin, scale_cos, scale_mean};
+  (void)scale;
   const auto convert_run = [&](uint64_t n, T* to, bool stream) __attribute__((always_inline)) {
     while (n != 0) {
       const Counter128 c = s.start.Plus(block);
@@ -928,39 +1002,48 @@ void GenerateConverted(const detail::Stream& s, uint64_t first, uint64_t count, 
         m = 1;
       } else {
         UniformRun run(c, s.keys);
-        const auto batches = [&](auto group, uint64_t done) __attribute__((always_inline)) {
-          constexpr size_t kK = decltype(group)::value;
-          VState x0[kK], x1[kK], x2[kK], x3[kK];
-          run.Next<kK, philox::kRounds - 1>(s.keys, x0, x1, x2, x3);
-          if constexpr (kFromBlocks) {
-#if HWY_TARGET <= HWY_AVX3 && HWY_ARCH_X86
-            Round<kK>(x0, x1, x2, x3, s.keys.k0[philox::kRounds - 1],
-                      s.keys.k1[philox::kRounds - 1]);
-            for (size_t b = 0; b < kK; ++b) {
-              T* const dst = to + (done + b) * per_vector;
-              if constexpr (kKind == GenerateKind::kUniformFloat64) {
-                UniformDoubleFromBlocks(params, x0[b], x1[b], x2[b], x3[b], dst, stream);
-              } else {
-                NormalFromBlocks<kKind>(scale, x0[b], x1[b], x2[b], x3[b], dst, stream);
-              }
-            }
-#endif
-          } else if constexpr (kLong) {
-            VW v[kK][kOut];
-            LastRound<kK>(s.keys, x0, x1, x2, x3, [&](size_t b, size_t i, VW t) { v[b][i] = t; });
-            for (size_t b = 0; b < kK; ++b) {
-              ConvertVectors<kKind, kPack>(params, v[b], kOut, to + (done + b) * per_vector,
-                                           stream);
-            }
+        // Batch x's words in block order (LastRound with InPlace) to dst.
+        const auto convert = [&](Batch x, T * dst) __attribute__((always_inline)) {
+          if constexpr (kOut == 4) {
+            ConvertVectors<kKind, kPack>(params, dst, stream, WordOf(x, 0), WordOf(x, 1),
+                                         WordOf(x, 2), WordOf(x, 3));
           } else {
-            VW v[kOut];
-            LastRound<kK>(s.keys, x0, x1, x2, x3, [&](size_t b, size_t i, VW t) {
-              v[i] = t;
-              if (i + 1 == kOut) {
-                ConvertVectors<kKind, kPack>(params, v, kOut, to + (done + b) * per_vector, stream);
-              }
-            });
+            ConvertVectors<kKind, kPack>(params, dst, stream, WordOf(x, 0), WordOf(x, 1));
           }
+        };
+        const auto batches = [&](auto group, uint64_t done) __attribute__((always_inline)) {
+          WithBatches<decltype(group)::value>([&](auto... x) __attribute__((always_inline)) {
+            run.Next<philox::kRounds - 1>(s.keys, x...);
+            if constexpr (kFromBlocks) {
+#if RANDTENSOR_AVX512
+              Round(s.keys.k0[philox::kRounds - 1], s.keys.k1[philox::kRounds - 1], x...);
+              ForEachBatch(
+                  [&](Batch y, size_t b) __attribute__((always_inline)) {
+                    T* const dst = to + (done + b) * per_vector;
+                    if constexpr (kKind == GenerateKind::kUniformFloat64) {
+                      UniformDoubleFromBlocks(params, y.x0, y.x1, y.x2, y.x3, dst, stream);
+                    } else {
+                      NormalFromBlocks<kKind>(scale, y.x0, y.x1, y.x2, y.x3, dst, stream);
+                    }
+                  },
+                  x...);
+#endif
+            } else if constexpr (kLong) {
+              LastRound(s.keys, InPlace(), x...);
+              ForEachBatch(
+                  [&](Batch y, size_t b)
+                      __attribute__((always_inline)) { convert(y, to + (done + b) * per_vector); },
+                  x...);
+            } else {
+              LastRound(
+                  s.keys,
+                  [&](Batch y, size_t b, size_t i, VW t) __attribute__((always_inline)) {
+                    InPlace()(y, b, i, t);
+                    if (i + 1 == kOut) convert(y, to + (done + b) * per_vector);
+                  },
+                  x...);
+            }
+          });
         };
         uint64_t done = 0;
         for (; done + kBatches <= m; done += kBatches) {
@@ -996,11 +1079,10 @@ void GenerateConverted(const detail::Stream& s, uint64_t first, uint64_t count, 
   // leftover (less than a vector) waits for the next step, so no line is
   // split between steps. A step is one group of kBatches vectors, as many
   // stores as the aligned path issues at once, so streaming overlaps the
-  // next rounds as there. Measured on Zen 4 (64 Mi float32 at 4 bytes past a
-  // boundary, 1 thread): 0.84-0.96x the aligned rate; 0.68-0.87x with 4 KiB
-  // steps; about 0.3x with the former 4 KiB stage copied out through
-  // StreamCopyBytes (a second copy, and partial words stored plainly in
-  // mid-run at every piece for 1- and 2-byte types). Bytes of partial 4-byte
+  // next rounds as it does there; a larger step keeps finished lines in L1
+  // while the rounds run instead of streaming them, and copying a whole
+  // stage out afterwards would read every byte twice and store the partial
+  // words of 1- and 2-byte types plainly in mid-run. Bytes of partial 4-byte
   // words at the run's two ends are stored plainly by StreamCopyBytes
   // (neighbours share those words).
   const hn::ScalableTag<uint8_t> d8;

@@ -50,16 +50,14 @@ void GenerateBlocks(const Stream& s, uint64_t block, uint64_t nblocks, uint32_t*
 
 #else
 
-// Independent vectors in flight per round, to cover the multiplier latency.
-// Each batch holds 4 state registers. 6 on AVX-512 (32 registers): some
-// state spills, yet 6 beat 5 and 4 on Zen 5 (and 4 on Zen 4). 5 on AVX2 (16
-// registers: 6 spill more): 256 KiB, ratio to its floor kernel, Zen 4
-// 1.08-1.18 -> 1.13-1.16 (two sets), Xeon 0.90-1.18 -> 1.11-1.29,
-// interleaved (benchmarks/results/2026-11-25/zen4-avx2-batches.txt; Zen 5
-// had measured 6 ahead of 5 by 3%: 88 against 91 cycles per 16 blocks;
-// docs/kernel-speed.md). A round's chain (multiply, shift, XOR: 7 cycles)
-// needs 3.5 vectors of 8 operations in flight to issue 4 per cycle.
-// SSE4/SSSE3 are not re-tuned (their kernels exist for old CPUs and tests).
+// Independent vectors in flight per round, to cover the multiplier latency:
+// a round's chain (multiply, shift, XOR: about 7 cycles) needs 3.5 vectors of
+// 8 operations in flight to issue 4 per cycle, and each batch holds 4 state
+// vectors. With 32 vector registers (AVX-512, NEON, SVE) 6 batches leave the
+// compiler room for the products and keys; with AVX2's 16, 5 batches fit
+// where 6 spill state every round (docs/kernel-speed.md, "Philox rounds",
+// counts both). SSE4 and SSSE3, which exist for old CPUs and for tests,
+// keep 6.
 constexpr size_t kBatches = HWY_TARGET == HWY_AVX2 ? 5 : 6;
 
 // Calls fn(std::integral_constant<size_t, k>()) for a run-time group size k
@@ -123,17 +121,22 @@ void RunTail(const Stream& s, UniformRun& run, uint64_t vectors, uint64_t partia
   while (vectors != 0) {
     const size_t k = NextGroup(vectors);
     const bool ends_partial = k == vectors && partial != 0;
-    WithGroupSize(k, [&](auto group) {
-      constexpr size_t kK = decltype(group)::value;
-      VState x0[kK], x1[kK], x2[kK], x3[kK];
-      run.Next<kK, philox::kRounds - 1>(s.keys, x0, x1, x2, x3);
-      LastRound<kK>(s.keys, x0, x1, x2, x3, [&](size_t b, size_t i, VU32 v) {
-        if (ends_partial && b + 1 == kK) return hn::Store(v, d32, tmp + i * N32);
-        uint32_t* HWY_RESTRICT to = out + b * per_vector + i * N32;
-        if (kStream) return hn::Stream(v, d32, to);
-        hn::StoreU(v, d32, to);
-      });
-    });
+    WithGroupSize(
+        k, [&](auto group) __attribute__((always_inline)) {
+          WithBatches<decltype(group)::value>([&](auto... batches) __attribute__((always_inline)) {
+            constexpr size_t kK = sizeof...(batches);
+            run.Next<philox::kRounds - 1>(s.keys, batches...);
+            LastRound(
+                s.keys,
+                [&](Batch, size_t b, size_t i, VU32 v) __attribute__((always_inline)) {
+                  if (ends_partial && b + 1 == kK) return hn::Store(v, d32, tmp + i * N32);
+                  uint32_t* HWY_RESTRICT to = out + b * per_vector + i * N32;
+                  if (kStream) return hn::Stream(v, d32, to);
+                  hn::StoreU(v, d32, to);
+                },
+                batches...);
+          });
+        });
     if (ends_partial) CopyPartial<kStream>(tmp, partial, out + per_vector * (k - 1));
     out += per_vector * k;
     vectors -= k;
@@ -143,8 +146,9 @@ void RunTail(const Stream& s, UniformRun& run, uint64_t vectors, uint64_t partia
 // `vectors` vectors of blocks from counter c, word 0 not carrying before the
 // last lane (the last vector holding only `partial` blocks if that is not
 // 0): whole groups of kBatches first, in a function of their own
-// (WholeGroups: inside a general loop, with a switch over six group sizes,
-// they ran 10-15% slower on Zen 5), then the last two groups or fewer.
+// (WholeGroups: its loop then holds one group size, so the compiler keeps the
+// run's state in registers across groups instead of sharing them with a
+// switch over six sizes), then the last two groups or fewer.
 template <bool kStream>
 HWY_INLINE void RunBlocks(const Stream& s, const Counter128& c, uint64_t vectors,
                           uint64_t partial, uint32_t* out) {
@@ -258,7 +262,7 @@ void GenerateBits(const Stream& s, uint64_t first, uint64_t count, void* out, bo
   }
 }
 
-#if HWY_TARGET <= HWY_AVX3
+#if RANDTENSOR_NARROW_LANES
 // Bits in columns (GenerateColumnsFn, declared with column_lanes = the vector's
 // lanes on AVX-512 only). AVX-512 lanes hold one 32-bit word each, so lane j can
 // compute a block of run j: after the rounds, state vector k holds word k of
@@ -296,28 +300,35 @@ void GenerateBitsColumns(const Stream& s, uint64_t first, uint64_t step, size_t 
       words[b] = std::min<size_t>(4, cols - 4 * p);
       if (++g == groups) g = 0, ++p;
     }
-    WithGroupSize(k, [&](auto group) {
-      constexpr size_t kK = decltype(group)::value;
-      VState x[4][kK];
-      PhiloxBatches<kK>(
-          base, [&](size_t b) { return delta[b]; }, lanes, lanes_max, s.keys, x[0], x[1], x[2],
-          x[3]);
-      for (size_t b = 0; b < kK; ++b) {
-        for (size_t w = 0; w < words[b]; ++w) {
-          uint32_t* line = out[b] + static_cast<int64_t>(w) * stride_l;
-          if (stream) {
-            hn::Stream(x[w][b], d, line);
-          } else {
-            hn::StoreU(x[w][b], d, line);
-          }
-        }
-      }
-    });
+    WithGroupSize(
+        k, [&](auto group) __attribute__((always_inline)) {
+          WithBatches<decltype(group)::value>([&](auto... batches) __attribute__((always_inline)) {
+            PhiloxBatches(
+                base, [&](size_t b) { return delta[b]; }, lanes, lanes_max, s.keys, batches...);
+            ForEachBatch(
+                [&](Batch x, size_t b) __attribute__((always_inline)) {
+                  // State vector w holds column 4p + w of the group's runs.
+                  const auto put = [&](VState v, size_t w) __attribute__((always_inline)) {
+                    if (w >= words[b]) return;
+                    uint32_t* line = out[b] + static_cast<int64_t>(w) * stride_l;
+                    if (stream) {
+                      hn::Stream(v, d, line);
+                    } else {
+                      hn::StoreU(v, d, line);
+                    }
+                  };
+                  put(x.x0, 0);
+                  put(x.x1, 1);
+                  put(x.x2, 2);
+                  put(x.x3, 3);
+                },
+                batches...);
+          });
+        });
     v += k;
   }
 }
-#endif  // HWY_TARGET <= HWY_AVX3
-
+#endif  // RANDTENSOR_NARROW_LANES
 
 }  // namespace HWY_NAMESPACE
 }  // namespace randtensor

@@ -39,7 +39,7 @@ void CopyWords(const detail::KindParams& /*params*/, const uint32_t* words, uint
 template <detail::GenerateKind kKind>
 detail::GenerateKernels KernelsOf() {
   if constexpr (kKind == detail::GenerateKind::kBitsUint32) {
-#if HWY_TARGET <= HWY_AVX3
+#if RANDTENSOR_NARROW_LANES
     return {GenerateBits, CopyWords, GenerateBitsColumns,
             static_cast<uint32_t>(hn::Lanes(hn::ScalableTag<uint32_t>())),
             replay::ReplayRows<kKind>};

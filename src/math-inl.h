@@ -3,14 +3,15 @@
 // included. Same bits on every target: only exactly rounded operations (add,
 // sub, mul, div, sqrt, floor, bit manipulation), no contraction (kernels.cc
 // is built with -ffp-contract=off), and every fused multiply-add explicit
-// (FmaD: vfmadd on AVX2 and AVX-512, an exact emulation in the lanes of
-// SSE4 and SSSE3, the C library's correctly rounded fma on SCALAR and for
-// operands out of the emulation's range). Included by convert-inl.h (and
+// (FmaD: the target's fused multiply-add where it has one, RANDTENSOR_FMA:
+// AVX2, AVX-512, NEON, SVE; an exact emulation in the lanes of SSE4 and
+// SSSE3; the C library's correctly rounded fma on SCALAR and for operands
+// out of the emulation's range). Included by convert-inl.h (and
 // tests/fma_test.cc), hence the toggle guard.
 //
 // float64 normals use compensated versions (each within about one ulp:
 // measured against mpmath). float normals have their own float versions at
-// the end (FmaF: vfmadd, or an exact emulation in double lanes), within 1.41
+// the end (FmaF: fused, or an exact emulation in double lanes), within 1.41
 // ulp of the exact formula (SPEC.md promises 2): proven over every u and v
 // by tests/reference/normal_float_check.cc.
 
@@ -28,6 +29,7 @@
 #include <utility>
 
 #include "hwy/highway.h"
+#include "src/capabilities-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace randtensor {
@@ -36,7 +38,7 @@ namespace math {
 
 namespace hn = hwy::HWY_NAMESPACE;
 
-#if !(HWY_TARGET <= HWY_AVX2 && HWY_ARCH_X86) && HWY_TARGET != HWY_SCALAR
+#if !RANDTENSOR_FMA && HWY_TARGET != HWY_SCALAR
 // x + y = *s + *e exactly, *s = x + y rounded (Knuth's TwoSum: x and y of
 // any magnitudes).
 template <class V>
@@ -65,7 +67,7 @@ HWY_INLINE V SumRoundedToOdd(DD dd, V x, V y) {
 }
 
 // fma(a, b, c) with one rounding in the lanes of a target without FMA
-// (SSE4, SSSE3), where the C library's fma is a software routine of about
+// (SSE4, SSSE3: !RANDTENSOR_FMA), where the C library's fma is a software routine of about
 // 100 cycles per value: Boldo and Melquiond's emulation ("Emulation of FMA
 // and correctly rounded sums: proved algorithms using rounding to odd",
 // IEEE Trans. Computers, 2008, algorithm 5.4): a b = uh + ul exactly
@@ -106,7 +108,7 @@ HWY_INLINE V FmaEmulated(DD dd, V a, V b, V c, bool* ok) {
 // fma(a, b, c) with one rounding on every target.
 template <class DD, class V = hn::Vec<DD>>
 HWY_INLINE V FmaD(DD dd, V a, V b, V c) {
-#if HWY_TARGET <= HWY_AVX2 && HWY_ARCH_X86
+#if RANDTENSOR_FMA
   (void)dd;
   return hn::MulAdd(a, b, c);
 #else
@@ -187,9 +189,9 @@ HWY_INLINE void Quadrant(DD dd, V k, V s, V c, V* sin_v, V* cos_v) {
 }
 
 // Taylor coefficients, highest first (Horner, one FmaD a term: the series
-// are chains of dependent steps, and a multiply then an add made each step
-// twice as long; fused, float64 normals ran 1.44x faster on AVX-512 and
-// 1.2x on AVX2, 0.6x on SSE4, whose FmaD is the C library's per lane):
+// are chains of dependent steps, and a fused step is one instruction's
+// latency where a multiply then an add is two; targets without FMA pay for
+// the emulation instead):
 // (-1)^j / (2j + 1)! and (-1)^j / (2j)!.
 constexpr double kSinTerms[] = {1.0 / 355687428096000.0, -1.0 / 1307674368000.0,
                                 1.0 / 6227020800.0,       -1.0 / 39916800.0,
@@ -249,8 +251,8 @@ HWY_INLINE V Radius(DD dd, V log_u) {
 // |z error| <= 0.5 ulp + |z| (ds + dc) (tests/reference/normal_float_check.cc
 // proves the bound over every u and v: see the maxima at each function).
 
-// fma(a, b, c) in float with one rounding on every target: vfmadd on AVX2
-// and AVX-512; elsewhere a * b is exact in double (24 + 24 bits) and the
+// fma(a, b, c) in float with one rounding on every target: fused where the
+// target has FMA; elsewhere a * b is exact in double (24 + 24 bits) and the
 // double sum is rounded to odd (its TwoSum error decides the last bit), so
 // rounding it to float (53 >= 24 + 2 bits) rounds the exact value once.
 HWY_INLINE float FmaFloatScalar(float a, float b, float c) {
@@ -272,14 +274,14 @@ HWY_INLINE float FmaFloatScalar(float a, float b, float c) {
 
 template <class DF, class V = hn::Vec<DF>>
 HWY_INLINE V FmaF(DF df, V a, V b, V c) {
-#if HWY_TARGET <= HWY_AVX2 && HWY_ARCH_X86
+#if RANDTENSOR_FMA
   (void)df;
   return hn::MulAdd(a, b, c);
 #elif HWY_TARGET == HWY_SCALAR
   (void)df;
   return hn::Set(df, FmaFloatScalar(hn::GetLane(a), hn::GetLane(b), hn::GetLane(c)));
 #else
-  // FmaFloatScalar on each half in double lanes (SSE4, SSSE3: no FMA).
+  // FmaFloatScalar on each half in double lanes (no FMA: SSE4, SSSE3).
   const hn::Half<DF> dh;
   const hn::Rebind<double, decltype(dh)> dd;
   const auto half = [&](hn::Vec<decltype(dh)> x, hn::Vec<decltype(dh)> y,
@@ -296,7 +298,7 @@ HWY_INLINE V FmaF(DF df, V a, V b, V c) {
 // vfnmadd where the target has FMA (not a sign flip and a vfmadd).
 template <class DF, class V = hn::Vec<DF>>
 HWY_INLINE V FnmaF(DF df, V a, V b, V c) {
-#if HWY_TARGET <= HWY_AVX2 && HWY_ARCH_X86
+#if RANDTENSOR_FMA
   (void)df;
   return hn::NegMulAdd(a, b, c);
 #else
@@ -304,23 +306,84 @@ HWY_INLINE V FnmaF(DF df, V a, V b, V c) {
 #endif
 }
 
-// f(k) for k = 0, ..., K - 1, unrolled. The float Box-Muller below works on
+// One vector of pairs in the float Box-Muller below: references to its
+// inputs, outputs and intermediate values, all local vectors of
+// BoxMullerLanes (WithPairFrames). SVE's vectors are sizeless, so they
+// cannot be members or array elements; a frame names the caller's locals,
+// and once everything is inlined the compiler keeps them in registers.
+template <class DF>
+struct PairFrame {
+  using V = hn::Vec<DF>;
+  using VU = hn::Vec<hn::RebindToUnsigned<DF>>;
+  V& u;      // inputs: u32(x)
+  V& fy;     //         float(y)
+  V& v;      //         fma(fy, P32_2PI, P32_2PI / 2)
+  V& t_sin;  // results: fma(s sin v, std, mean)
+  V& t_cos;  //          fma(s cos v, std, mean)
+  // NegLogFloat: -log u = lh + ll
+  V& t;
+  V& e;
+  V& t2;
+  V& t3;
+  V& ch0;
+  V& ch1;
+  V& ch2;
+  V& q;
+  V& lh;
+  V& ll;
+  // RootStart, RootFinish: s = sh + sl; inv_2s about 1 / (2 s)
+  V& y;
+  V& s;
+  V& inv_2s;
+  V& lo2;
+  V& sh;
+  V& sl;
+  // SinCosFloat: sin r = sin_hi + sin_lo, cos r = cos_hi + cos_lo
+  V& rh;
+  V& rl;
+  V& r2;
+  V& sp;
+  V& cp;
+  V& h;
+  V& h_err;
+  V& sin_hi;
+  V& sin_lo;
+  V& cos_hi;
+  V& cos_lo;
+  VU& k_bits;
+};
+
+// Calls f(frames...) with K frames of fresh local vectors (f sets their
+// inputs).
+template <size_t K, class DF, class F, class... Fr>
+HWY_INLINE void WithPairFrames(DF df, const F& f, Fr... frames) {
+  if constexpr (sizeof...(Fr) == K) {
+    f(frames...);
+  } else {
+    using V = hn::Vec<DF>;
+    V u, fy, v, t_sin, t_cos, t, e, t2, t3, ch0, ch1, ch2, q, lh, ll, y, s, inv_2s, lo2, sh, sl, rh,
+        rl, r2, sp, cp, h, h_err, sin_hi, sin_lo, cos_hi, cos_lo;
+    hn::Vec<hn::RebindToUnsigned<DF>> k_bits;
+    WithPairFrames<K>(
+        df, f, frames...,
+        PairFrame<DF>{u,   fy, v,  t_sin, t_cos, t,     e,      t2,     t3,     ch0,    ch1,
+                      ch2, q,  lh, ll,    y,     s,     inv_2s, lo2,    sh,     sl,     rh,
+                      rl,  r2, sp, cp,    h,     h_err, sin_hi, sin_lo, cos_hi, cos_lo, k_bits});
+  }
+}
+
+// f(frame) for every frame, unrolled. The float Box-Muller below works on
 // K independent vectors of pairs at once, one step for all of them before
 // the next step: their long dependency chains (log, square root, product)
 // then lie side by side in program order, where the out-of-order core finds
-// the independent work; one vector's chain alone left it waiting (K = 2:
-// about 8% faster on Zen 4, the same bits).
-template <class F, size_t... I>
-HWY_INLINE void EachOf(const F& f, std::index_sequence<I...>) {
-  (f(I), ...);
-}
-template <size_t K, class F>
-HWY_INLINE void Each(const F& f) {
-  EachOf(f, std::make_index_sequence<K>());
+// the independent work; one vector's chain alone leaves it waiting.
+template <class F, class... Fr>
+HWY_INLINE void Each(const F& f, Fr... frames) {
+  (f(frames), ...);
 }
 
 // a * b + c where the product a * b is exact (a power of two, or both few
-// bits): one rounding whether fused (AVX2, AVX-512) or not (elsewhere), so
+// bits): one rounding whether fused (RANDTENSOR_FMA) or not, so
 // Highway's MulAdd gives the same bits on every target. Only for such products.
 template <class V>
 HWY_INLINE V MulAddExactProduct(V a, V b, V c) {
@@ -346,9 +409,10 @@ constexpr float kLn2HiF = 0x1.62e300p-1f, kLn2LoF = 0x1.2fefa4p-17f;
 // and t^2 (-Q(-t)) - e ln2_lo added to that error; no division. Negated so
 // that 2 (hi + lo), the root's argument, takes additions, not multiplies.
 // Measured on every float u in [2^-33, 1] (normal_float_check.cc): hi + lo
-// within 0.80 2^-24 of -log(u), relative (0.62 ulp). K vectors at once (Each).
-template <size_t K, class DF, class V = hn::Vec<DF>>
-HWY_INLINE void NegLogFloat(DF df, const V* u, V* hi, V* lo) {
+// within 0.80 2^-24 of -log(u), relative (0.62 ulp). Every frame at once (Each).
+template <class DF, class... Fr>
+HWY_INLINE void NegLogFloat(DF df, Fr... fr) {
+  using V = hn::Vec<DF>;
   const hn::RebindToSigned<DF> di;
   constexpr size_t kTerms = sizeof(kLogQ) / sizeof(kLogQ[0]);
   float c[kTerms];  // of t^(kTerms - 1 - j) in -Q(-t)
@@ -357,40 +421,64 @@ HWY_INLINE void NegLogFloat(DF df, const V* u, V* hi, V* lo) {
   // c0): three short Horner chains side by side (the kernel is bound by
   // latency as much as by the multiply-add ports).
   static_assert(kTerms == 8, "chains of two, three and three");
-  V t[K], e[K], t2[K], t3[K], ch[3][K], q[K];
-  Each<K>([&](size_t k) {
-    const auto bits = hn::BitCast(di, u[k]);
-    const auto e_int = hn::ShiftRight<23>(hn::Sub(bits, hn::Set(di, 0x3F3504F3)));  // arithmetic
-    const V f = hn::BitCast(df, hn::Sub(bits, hn::ShiftLeft<23>(e_int)));
-    e[k] = hn::ConvertTo(df, e_int);
-    t[k] = hn::Sub(hn::Set(df, 1.0f), f);  // exact (Sterbenz)
-  });
-  Each<K>([&](size_t k) { t2[k] = hn::Mul(t[k], t[k]); });
-  // chain j starts at c[first[j]] and ends at c[first[j + 1] - 1]
-  constexpr size_t first[4] = {0, 2, 5, 8};
-  for (size_t j = 0; j < 3; ++j) {
-    Each<K>([&](size_t k) {
-      ch[j][k] = FmaF(df, hn::Set(df, c[first[j]]), t[k], hn::Set(df, c[first[j] + 1]));
-    });
-  }
-  Each<K>([&](size_t k) { t3[k] = hn::Mul(t2[k], t[k]); });
-  for (size_t j = 1; j < 3; ++j) {
-    Each<K>([&](size_t k) { ch[j][k] = FmaF(df, ch[j][k], t[k], hn::Set(df, c[first[j] + 2])); });
-  }
-  Each<K>([&](size_t k) { q[k] = FmaF(df, ch[0][k], t3[k], ch[1][k]); });
-  Each<K>([&](size_t k) { q[k] = FmaF(df, q[k], t3[k], ch[2][k]); });
+  Each(
+      [&](PairFrame<DF> f) __attribute__((always_inline)) {
+        const auto bits = hn::BitCast(di, f.u);
+        const auto e_int =
+            hn::ShiftRight<23>(hn::Sub(bits, hn::Set(di, 0x3F3504F3)));  // arithmetic
+        const V m = hn::BitCast(df, hn::Sub(bits, hn::ShiftLeft<23>(e_int)));
+        f.e = hn::ConvertTo(df, e_int);
+        f.t = hn::Sub(hn::Set(df, 1.0f), m);  // exact (Sterbenz)
+      },
+      fr...);
+  Each(
+      [&](PairFrame<DF> f) __attribute__((always_inline)) { f.t2 = hn::Mul(f.t, f.t); }, fr...);
+  // The chains: c0 t + c1, (c2 t + c3) t + c4 and (c5 t + c6) t + c7.
+  Each(
+      [&](PairFrame<DF> f) __attribute__((always_inline)) {
+        f.ch0 = FmaF(df, hn::Set(df, c[0]), f.t, hn::Set(df, c[1]));
+      },
+      fr...);
+  Each(
+      [&](PairFrame<DF> f) __attribute__((always_inline)) {
+        f.ch1 = FmaF(df, hn::Set(df, c[2]), f.t, hn::Set(df, c[3]));
+      },
+      fr...);
+  Each(
+      [&](PairFrame<DF> f) __attribute__((always_inline)) {
+        f.ch2 = FmaF(df, hn::Set(df, c[5]), f.t, hn::Set(df, c[6]));
+      },
+      fr...);
+  Each(
+      [&](PairFrame<DF> f) __attribute__((always_inline)) { f.t3 = hn::Mul(f.t2, f.t); }, fr...);
+  Each(
+      [&](PairFrame<DF> f)
+          __attribute__((always_inline)) { f.ch1 = FmaF(df, f.ch1, f.t, hn::Set(df, c[4])); },
+      fr...);
+  Each(
+      [&](PairFrame<DF> f)
+          __attribute__((always_inline)) { f.ch2 = FmaF(df, f.ch2, f.t, hn::Set(df, c[7])); },
+      fr...);
+  Each(
+      [&](PairFrame<DF> f) __attribute__((always_inline)) { f.q = FmaF(df, f.ch0, f.t3, f.ch1); },
+      fr...);
+  Each(
+      [&](PairFrame<DF> f) __attribute__((always_inline)) { f.q = FmaF(df, f.q, f.t3, f.ch2); },
+      fr...);
   // a = -e ln2_hi + t rounded; a + e ln2_hi is exact (|e ln2_hi| >= |t|
   // when e != 0, and t itself when e = 0), so t minus it is a's rounding error.
   // (e ln2_hi is exact, so a and a + e ln2_hi are each one exact-product
   // multiply-add: the same roundings as a multiply, then an add or a sub.)
-  Each<K>([&](size_t k) {
-    const V a = MulAddExactProduct(e[k], hn::Set(df, -kLn2HiF), t[k]);
-    const V a_err = hn::Sub(t[k], MulAddExactProduct(e[k], hn::Set(df, kLn2HiF), a));
-    const V rest = FmaF(df, t2[k], q[k], FmaF(df, e[k], hn::Set(df, -kLn2LoF), a_err));
-    const V sum = hn::Add(a, rest);  // Fast2Sum: |a| >= |rest|
-    hi[k] = sum;
-    lo[k] = hn::Sub(rest, hn::Sub(sum, a));
-  });
+  Each(
+      [&](PairFrame<DF> f) __attribute__((always_inline)) {
+        const V a = MulAddExactProduct(f.e, hn::Set(df, -kLn2HiF), f.t);
+        const V a_err = hn::Sub(f.t, MulAddExactProduct(f.e, hn::Set(df, kLn2HiF), a));
+        const V rest = FmaF(df, f.t2, f.q, FmaF(df, f.e, hn::Set(df, -kLn2LoF), a_err));
+        const V sum = hn::Add(a, rest);  // Fast2Sum: |a| >= |rest|
+        f.lh = sum;
+        f.ll = hn::Sub(rest, hn::Sub(sum, a));
+      },
+      fr...);
 }
 
 // s = sqrt(2 (hi + lo)) as s_hi + s_lo: s_hi = sqrt(y), y = 2 hi, rounded,
@@ -398,43 +486,40 @@ HWY_INLINE void NegLogFloat(DF df, const V* u, V* hi, V* lo) {
 // 2 lo, over 2 s_hi (one Newton step). s_lo is below 2^-23 s_hi, so 1 /
 // (2 s_hi) needs few bits: it is the integer estimate of 1 / sqrt(y)
 // (0x5F3759DF - bits / 2, within 3.5%), halved by taking one off its
-// exponent: two integer operations beside the root, where a division (and
-// a max for y = 0) had been. u = 1 gives y = 0, s = 0 + 0 (the estimate is
+// exponent: two integer operations beside the root, in place of a division
+// (and a max for y = 0). u = 1 gives y = 0, s = 0 + 0 (the estimate is
 // finite). Measured: s_hi + s_lo within 0.4034 2^-24 of sqrt(-2 log u),
-// relative (0.34 ulp), on every float u in [2^-33, 1] (0.3976 with the
-// division, which was 3% slower on Zen 4: docs/kernel-speed.md). In two
+// relative (0.34 ulp), on every float u in [2^-33, 1] (0.3976 with a
+// division, whose latency lies on the chain to the result). In two
 // steps, so that BoxMullerLanes can put the sine and cosine between them
-// (RootStart issues the root; RootFinish waits for it).
-template <size_t K, class V>
-struct Root {
-  V y[K], s[K], inv_2s[K], lo2[K];  // inv_2s: about 1 / (2 s)
-};
-template <size_t K, class DF, class V = hn::Vec<DF>>
-HWY_INLINE void RootStart(DF df, const V* hi, const V* lo, Root<K, V>* r) {
-  Each<K>([&](size_t k) {
-    r->y[k] = hn::Add(hi[k], hi[k]);  // exact
-    r->s[k] = hn::Sqrt(r->y[k]);
-  });
-  Each<K>([&](size_t k) {
-    const hn::RebindToUnsigned<DF> du;
-    r->inv_2s[k] = hn::BitCast(df, hn::Sub(hn::Set(du, 0x5F3759DFu - (1u << 23)),
-                                             hn::ShiftRight<1>(hn::BitCast(du, r->y[k]))));
-    r->lo2[k] = hn::Add(lo[k], lo[k]);  // exact
-  });
+// (RootStart issues the root of lh + ll; RootFinish waits for it and
+// leaves sh + sl).
+template <class DF, class... Fr>
+HWY_INLINE void RootStart(DF df, Fr... fr) {
+  Each(
+      [&](PairFrame<DF> f) __attribute__((always_inline)) {
+        f.y = hn::Add(f.lh, f.lh);  // exact
+        f.s = hn::Sqrt(f.y);
+      },
+      fr...);
+  Each(
+      [&](PairFrame<DF> f) __attribute__((always_inline)) {
+        const hn::RebindToUnsigned<DF> du;
+        f.inv_2s = hn::BitCast(df, hn::Sub(hn::Set(du, 0x5F3759DFu - (1u << 23)),
+                                           hn::ShiftRight<1>(hn::BitCast(du, f.y))));
+        f.lo2 = hn::Add(f.ll, f.ll);  // exact
+      },
+      fr...);
 }
-template <size_t K, class DF, class V = hn::Vec<DF>>
-HWY_INLINE void RootFinish(DF df, const Root<K, V>& r, V* s_hi, V* s_lo) {
-  Each<K>([&](size_t k) {
-    const V rho = hn::Add(FnmaF(df, r.s[k], r.s[k], r.y[k]), r.lo2[k]);
-    s_hi[k] = r.s[k];
-    s_lo[k] = hn::Mul(rho, r.inv_2s[k]);
-  });
-}
-template <size_t K, class DF, class V = hn::Vec<DF>>
-HWY_INLINE void RadiusFloat(DF df, const V* hi, const V* lo, V* s_hi, V* s_lo) {
-  Root<K, V> r;
-  RootStart<K>(df, hi, lo, &r);
-  RootFinish<K>(df, r, s_hi, s_lo);
+template <class DF, class... Fr>
+HWY_INLINE void RootFinish(DF df, Fr... fr) {
+  Each(
+      [&](PairFrame<DF> f) __attribute__((always_inline)) {
+        const auto rho = hn::Add(FnmaF(df, f.s, f.s, f.y), f.lo2);
+        f.sh = f.s;
+        f.sl = hn::Mul(rho, f.inv_2s);
+      },
+      fr...);
 }
 
 // Cody and Waite's pi/2 = kPio2F1 + kPio2F2 + kPio2F3 (+ 2.5e-20), 21-bit
@@ -459,48 +544,66 @@ constexpr float kCosC[] = {0x1.9bd89ap-16f, -0x1.6c12d2p-10f, 0x1.555554p-5f};
 // = h + (h's rounding error - rh rl + r^4 C), h = 1 - rh^2 / 2 (about cos
 // rh). Measured on every v Box-Muller takes (normal_float_check.cc): hi + lo
 // within 0.37 2^-24 of sin r and cos r (after QuadrantFloat, of sin v and
-// cos v), relative (0.26 ulp). K vectors at once (Each).
-template <size_t K, class DF, class V = hn::Vec<DF>>
-HWY_INLINE void SinCosFloat(DF df, const V* fy, const V* v, V* sin_hi, V* sin_lo, V* cos_hi,
-                            V* cos_lo, hn::Vec<hn::RebindToUnsigned<DF>>* k_bits) {
+// cos v), relative (0.26 ulp). Every frame at once (Each).
+template <class DF, class... Fr>
+HWY_INLINE void SinCosFloat(DF df, Fr... fr) {
+  using V = hn::Vec<DF>;
   constexpr size_t kS = sizeof(kSinS) / sizeof(kSinS[0]), kC = sizeof(kCosC) / sizeof(kCosC[0]);
   static_assert(kS == kC, "chains of one length");
-  V rh[K], rl[K], r2[K], sp[K], cp[K];
-  Each<K>([&](size_t k) {
-    const V magic = hn::Set(df, 0x1.8p23f);
-    const V kb = MulAddExactProduct(fy[k], hn::Set(df, 0x1p-30f), magic);
-    const V kf = hn::Sub(kb, magic);  // exact
-    const V t1 = MulAddExactProduct(kf, hn::Set(df, -kPio2F1), v[k]);  // exact
-    // kf kPio2F2 is exact, so t1 - kf kPio2F2 rounds once, fused or not.
-    const V minus_f2 = hn::Set(df, -kPio2F2);
-    rh[k] = MulAddExactProduct(kf, minus_f2, t1);
-    rl[k] = MulAddExactProduct(kf, hn::Set(df, -kPio2F3),
-                               MulAddExactProduct(kf, minus_f2, hn::Sub(t1, rh[k])));
-    r2[k] = hn::Mul(rh[k], rh[k]);
-    k_bits[k] = hn::BitCast(hn::RebindToUnsigned<DF>(), kb);
-  });
+  Each(
+      [&](PairFrame<DF> f) __attribute__((always_inline)) {
+        const V magic = hn::Set(df, 0x1.8p23f);
+        const V kb = MulAddExactProduct(f.fy, hn::Set(df, 0x1p-30f), magic);
+        const V kf = hn::Sub(kb, magic);                                  // exact
+        const V t1 = MulAddExactProduct(kf, hn::Set(df, -kPio2F1), f.v);  // exact
+        // kf kPio2F2 is exact, so t1 - kf kPio2F2 rounds once, fused or not.
+        const V minus_f2 = hn::Set(df, -kPio2F2);
+        f.rh = MulAddExactProduct(kf, minus_f2, t1);
+        f.rl = MulAddExactProduct(kf, hn::Set(df, -kPio2F3),
+                                  MulAddExactProduct(kf, minus_f2, hn::Sub(t1, f.rh)));
+        f.r2 = hn::Mul(f.rh, f.rh);
+        f.k_bits = hn::BitCast(hn::RebindToUnsigned<DF>(), kb);
+      },
+      fr...);
   // S and C by Horner, side by side.
-  Each<K>([&](size_t k) { sp[k] = FmaF(df, hn::Set(df, kSinS[0]), r2[k], hn::Set(df, kSinS[1])); });
-  Each<K>([&](size_t k) { cp[k] = FmaF(df, hn::Set(df, kCosC[0]), r2[k], hn::Set(df, kCosC[1])); });
+  Each(
+      [&](PairFrame<DF> f) __attribute__((always_inline)) {
+        f.sp = FmaF(df, hn::Set(df, kSinS[0]), f.r2, hn::Set(df, kSinS[1]));
+      },
+      fr...);
+  Each(
+      [&](PairFrame<DF> f) __attribute__((always_inline)) {
+        f.cp = FmaF(df, hn::Set(df, kCosC[0]), f.r2, hn::Set(df, kCosC[1]));
+      },
+      fr...);
   for (size_t j = 2; j < kS; ++j) {
-    Each<K>([&](size_t k) { sp[k] = FmaF(df, sp[k], r2[k], hn::Set(df, kSinS[j])); });
-    Each<K>([&](size_t k) { cp[k] = FmaF(df, cp[k], r2[k], hn::Set(df, kCosC[j])); });
+    Each(
+        [&](PairFrame<DF> f)
+            __attribute__((always_inline)) { f.sp = FmaF(df, f.sp, f.r2, hn::Set(df, kSinS[j])); },
+        fr...);
+    Each(
+        [&](PairFrame<DF> f)
+            __attribute__((always_inline)) { f.cp = FmaF(df, f.cp, f.r2, hn::Set(df, kCosC[j])); },
+        fr...);
   }
   // h = 1 - rh^2 / 2 rounded once, and 1 - rh^2 / 2 - h (1 - h is exact;
   // the fma's rounding of that tiny difference is below 2^-48).
-  V h[K], h_err[K];
-  Each<K>([&](size_t k) {
-    const V one = hn::Set(df, 1.0f);
-    const V half_rh = hn::Mul(rh[k], hn::Set(df, -0.5f));  // exact
-    h[k] = FmaF(df, rh[k], half_rh, one);
-    h_err[k] = FmaF(df, rh[k], half_rh, hn::Sub(one, h[k]));
-  });
-  Each<K>([&](size_t k) {
-    sin_hi[k] = rh[k];
-    sin_lo[k] = FmaF(df, hn::Mul(r2[k], rh[k]), sp[k], hn::Mul(rl[k], h[k]));
-    cos_hi[k] = h[k];
-    cos_lo[k] = FmaF(df, hn::Mul(r2[k], r2[k]), cp[k], FnmaF(df, rh[k], rl[k], h_err[k]));
-  });
+  Each(
+      [&](PairFrame<DF> f) __attribute__((always_inline)) {
+        const V one = hn::Set(df, 1.0f);
+        const V half_rh = hn::Mul(f.rh, hn::Set(df, -0.5f));  // exact
+        f.h = FmaF(df, f.rh, half_rh, one);
+        f.h_err = FmaF(df, f.rh, half_rh, hn::Sub(one, f.h));
+      },
+      fr...);
+  Each(
+      [&](PairFrame<DF> f) __attribute__((always_inline)) {
+        f.sin_hi = f.rh;
+        f.sin_lo = FmaF(df, hn::Mul(f.r2, f.rh), f.sp, hn::Mul(f.rl, f.h));
+        f.cos_hi = f.h;
+        f.cos_lo = FmaF(df, hn::Mul(f.r2, f.r2), f.cp, FnmaF(df, f.rh, f.rl, f.h_err));
+      },
+      fr...);
 }
 
 // sin v and cos v from a = sin r, b = cos r (or anything linear in them) and
@@ -532,44 +635,46 @@ HWY_INLINE V ProductFloat(DF df, V sh, V sl, V ch, V cl) {
 // The affine map fma(z, std, mean) of SPEC.md section 8 with the quadrant's
 // sign moved from z to std: sin v = sign_q (a or b), and fma(sign z', std,
 // mean) = fma(z', sign std, mean) bit for bit (the exact product is the
-// same, its zero's sign included). So the sign costs nothing per element
-// where a permute can look up sign std by q: on AVX2 and AVX-512, lane i of
-// `sin` and `cos` holds std with the sign of sin v and of cos v in quadrant
-// i mod 4 (vpermps reads the low 3 or 4 bits of k_bits: k is in [0, 4]),
-// five operations per vector of pairs where QuadrantFloat's signs and
-// selection took nine or ten: normal float32 +3% on AVX2 (Zen 4, Xeon),
-// +0.5-1% on AVX-512 (Zen 4). AVX-512 had gone back to QuadrantFloat when the
-// permute made the Python module 10% slower on Zen 4 (cause not found);
-// since the pairs come from the Philox state's order (NormalFromBlocks) the
-// module runs as fast with it as without (docs/kernel-speed.md). SSE4,
-// SSSE3 and SCALAR use QuadrantFloat. Built once per call.
+// same, its zero's sign included). So where one permute can look up sign
+// std by q (RANDTENSOR_FLOAT_PERMUTE: vpermps reads the low 3 or 4 bits of
+// k_bits, and k is in [0, 4]), the sign costs nothing per element: lane i
+// of `sin` and `cos` holds std with the sign of sin v and of cos v in
+// quadrant i mod 4, and the selection and the fma take five operations per
+// vector of pairs where QuadrantFloat's signs and selection take nine or
+// ten. Other targets use QuadrantFloat (the same values).
+//
+// The kernels make the three vectors once per call (SetNormalScale, into
+// locals of their own) and pass them by reference: vectors cannot be
+// members (PairFrame says why).
 template <class DF>
 struct NormalScale {
-  using V = hn::Vec<DF>;
-  NormalScale(DF df, float std_value, float mean_value) : mean(hn::Set(df, mean_value)) {
-#if (HWY_TARGET == HWY_AVX2 || HWY_TARGET <= HWY_AVX3) && HWY_ARCH_X86
-    const hn::RebindToUnsigned<DF> du;
-    HWY_ALIGN uint32_t sin_signs[hn::MaxLanes(du)], cos_signs[hn::MaxLanes(du)];
-    for (size_t i = 0; i < hn::Lanes(du); ++i) {
-      sin_signs[i] = i % 4 >= 2 ? 0x80000000u : 0u;              // q = 2, 3
-      cos_signs[i] = i % 4 == 1 || i % 4 == 2 ? 0x80000000u : 0u;  // q = 1, 2
-    }
-    const auto s = hn::BitCast(du, hn::Set(df, std_value));
-    sin = hn::BitCast(df, hn::Xor(s, hn::Load(du, sin_signs)));
-    cos = hn::BitCast(df, hn::Xor(s, hn::Load(du, cos_signs)));
-#else
-    sin = cos = hn::Set(df, std_value);
-#endif
-  }
-  V sin, cos, mean;
+  const hn::Vec<DF>& sin;
+  const hn::Vec<DF>& cos;
+  const hn::Vec<DF>& mean;
 };
+template <class DF, class V = hn::Vec<DF>>
+HWY_INLINE void SetNormalScale(DF df, float std_value, float mean_value, V* sin, V* cos, V* mean) {
+  *mean = hn::Set(df, mean_value);
+#if RANDTENSOR_FLOAT_PERMUTE
+  const hn::RebindToUnsigned<DF> du;
+  const auto lane = hn::Iota(du, 0);
+  const auto sin_signs = hn::ShiftLeft<30>(hn::And(lane, hn::Set(du, 2u)));  // q = 2, 3
+  const auto cos_signs =
+      hn::ShiftLeft<30>(hn::And(hn::Add(lane, hn::Set(du, 1u)), hn::Set(du, 2u)));  // q = 1, 2
+  const auto s = hn::BitCast(du, hn::Set(df, std_value));
+  *sin = hn::BitCast(df, hn::Xor(s, sin_signs));
+  *cos = hn::BitCast(df, hn::Xor(s, cos_signs));
+#else
+  *sin = *cos = hn::Set(df, std_value);
+#endif
+}
 
 // fma(sin v, std, mean) and fma(cos v, std, mean) from a = s sin r, b = s cos
 // r and k's bits (QuadrantFloat's selection, NormalScale's signs).
 template <class DF, class V = hn::Vec<DF>, class VU = hn::Vec<hn::RebindToUnsigned<DF>>>
 HWY_INLINE void QuadrantAffine(DF df, const NormalScale<DF>& scale, VU k_bits, V a, V b,
                                V* t_sin, V* t_cos) {
-#if HWY_TARGET <= HWY_AVX3 && HWY_ARCH_X86
+#if RANDTENSOR_AVX512
   const V std_sin{_mm512_permutexvar_ps(k_bits.raw, scale.sin.raw)};
   const V std_cos{_mm512_permutexvar_ps(k_bits.raw, scale.cos.raw)};
   const __mmask16 odd = _mm512_test_epi32_mask(k_bits.raw, _mm512_set1_epi32(1));
@@ -577,7 +682,7 @@ HWY_INLINE void QuadrantAffine(DF df, const NormalScale<DF>& scale, VU k_bits, V
   const V sel_cos{_mm512_mask_blend_ps(odd, b.raw, a.raw)};
   *t_sin = FmaF(df, sel_sin, std_sin, scale.mean);
   *t_cos = FmaF(df, sel_cos, std_cos, scale.mean);
-#elif HWY_TARGET == HWY_AVX2 && HWY_ARCH_X86
+#elif RANDTENSOR_FLOAT_PERMUTE  // AVX2
   const V std_sin{_mm256_permutevar8x32_ps(scale.sin.raw, k_bits.raw)};
   const V std_cos{_mm256_permutevar8x32_ps(scale.cos.raw, k_bits.raw)};
   // q odd in the sign bit: vblendvps reads only that bit.
@@ -593,24 +698,64 @@ HWY_INLINE void QuadrantAffine(DF df, const NormalScale<DF>& scale, VU k_bits, V
 #endif
 }
 
-// fma(z, std, mean) of the pairs z = (s sin v, s cos v) of K vectors of
-// lanes, s = sqrt(-2 log u), v = fma(fy, P32_2PI, P32_2PI / 2) (fy passed
-// too: SinCosFloat): the log's chain first (it leads to the square root,
-// the longest), the sine and cosine while the root runs, then the rest.
+// One vector each, for tests/reference/normal_float_check.cc, which checks
+// the parts on their own: -log u = *hi + *lo, sqrt(2 (hi + lo)) = *s_hi +
+// *s_lo, and sin r, cos r with k's bits for v (fy = float(y)).
 template <size_t K, class DF, class V = hn::Vec<DF>>
-HWY_INLINE void BoxMullerLanes(DF df, const NormalScale<DF>& scale, const V* u, const V* fy,
-                               const V* v, V* t_sin, V* t_cos) {
-  V lh[K], ll[K], sh[K], sl[K], sin_hi[K], sin_lo[K], cos_hi[K], cos_lo[K];
-  hn::Vec<hn::RebindToUnsigned<DF>> k_bits[K];
-  Root<K, V> root;
-  NegLogFloat<K>(df, u, lh, ll);
-  RootStart<K>(df, lh, ll, &root);
-  SinCosFloat<K>(df, fy, v, sin_hi, sin_lo, cos_hi, cos_lo, k_bits);
-  RootFinish<K>(df, root, sh, sl);
-  Each<K>([&](size_t k) {
-    QuadrantAffine(df, scale, k_bits[k], ProductFloat(df, sh[k], sl[k], sin_hi[k], sin_lo[k]),
-                   ProductFloat(df, sh[k], sl[k], cos_hi[k], cos_lo[k]), &t_sin[k], &t_cos[k]);
+HWY_INLINE void NegLogFloat(DF df, const V* u, V* hi, V* lo) {
+  static_assert(K == 1, "one vector");
+  WithPairFrames<1>(df, [&](PairFrame<DF> f) {
+    f.u = *u;
+    NegLogFloat(df, f);
+    *hi = f.lh;
+    *lo = f.ll;
   });
+}
+template <size_t K, class DF, class V = hn::Vec<DF>>
+HWY_INLINE void RadiusFloat(DF df, const V* hi, const V* lo, V* s_hi, V* s_lo) {
+  static_assert(K == 1, "one vector");
+  WithPairFrames<1>(df, [&](PairFrame<DF> f) {
+    f.lh = *hi;
+    f.ll = *lo;
+    RootStart(df, f);
+    RootFinish(df, f);
+    *s_hi = f.sh;
+    *s_lo = f.sl;
+  });
+}
+template <size_t K, class DF, class V = hn::Vec<DF>, class VU>
+HWY_INLINE void SinCosFloat(DF df, const V* fy, const V* v, V* sin_hi, V* sin_lo, V* cos_hi,
+                            V* cos_lo, VU* k_bits) {
+  static_assert(K == 1, "one vector");
+  WithPairFrames<1>(df, [&](PairFrame<DF> f) {
+    f.fy = *fy;
+    f.v = *v;
+    SinCosFloat(df, f);
+    *sin_hi = f.sin_hi;
+    *sin_lo = f.sin_lo;
+    *cos_hi = f.cos_hi;
+    *cos_lo = f.cos_lo;
+    *k_bits = f.k_bits;
+  });
+}
+
+// fma(z, std, mean) of the pairs z = (s sin v, s cos v) of every frame's
+// vector of lanes, s = sqrt(-2 log u), v = fma(fy, P32_2PI, P32_2PI / 2)
+// (fy too: SinCosFloat): the log's chain first (it leads to the square
+// root, the longest), the sine and cosine while the root runs, then the
+// rest; results in t_sin and t_cos.
+template <class DF, class... Fr>
+HWY_INLINE void BoxMullerLanes(DF df, const NormalScale<DF>& scale, Fr... fr) {
+  NegLogFloat(df, fr...);
+  RootStart(df, fr...);
+  SinCosFloat(df, fr...);
+  RootFinish(df, fr...);
+  Each(
+      [&](PairFrame<DF> f) __attribute__((always_inline)) {
+        QuadrantAffine(df, scale, f.k_bits, ProductFloat(df, f.sh, f.sl, f.sin_hi, f.sin_lo),
+                       ProductFloat(df, f.sh, f.sl, f.cos_hi, f.cos_lo), &f.t_sin, &f.t_cos);
+      },
+      fr...);
 }
 
 }  // namespace math

@@ -19,6 +19,7 @@
 #include <cstring>
 
 #include "hwy/highway.h"
+#include "src/capabilities-inl.h"
 #include "src/kernels.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -114,11 +115,11 @@ HWY_INLINE void StreamLine(hn::Vec<hn::FixedTag<uint32_t, 4>> q0,
                            hn::Vec<hn::FixedTag<uint32_t, 4>> q1,
                            hn::Vec<hn::FixedTag<uint32_t, 4>> q2,
                            hn::Vec<hn::FixedTag<uint32_t, 4>> q3, uint32_t* HWY_RESTRICT line) {
-#if HWY_TARGET <= HWY_AVX3
+#if RANDTENSOR_AVX512
   const hn::FixedTag<uint32_t, 8> d8;
   const hn::FixedTag<uint32_t, 16> d16;
   hn::Stream(hn::Combine(d16, hn::Combine(d8, q3, q2), hn::Combine(d8, q1, q0)), d16, line);
-#elif HWY_TARGET <= HWY_AVX2
+#elif HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2
   const hn::FixedTag<uint32_t, 8> d8;
   hn::Stream(hn::Combine(d8, q1, q0), d8, line);
   hn::Stream(hn::Combine(d8, q3, q2), d8, line + 8);
@@ -132,7 +133,7 @@ HWY_INLINE void StreamLine(hn::Vec<hn::FixedTag<uint32_t, 4>> q0,
 }
 #endif
 
-#if HWY_TARGET <= HWY_AVX3
+#if RANDTENSOR_AVX512
 // The dense tile of 2 to 4 rows (NHWC with that many channels), streamed from
 // registers: 16 columns of every row are loaded, and each output line (16
 // words, 16 / rows columns) is gathered from them by one two-source lane
@@ -193,7 +194,7 @@ void WriteTile(const uint32_t* HWY_RESTRICT stage, size_t pitch, size_t rows, si
     // from registers (StreamDenseLines); otherwise, and for the last
     // columns, interleaved four columns at a time, through an L1 copy with
     // streaming stores when the output streams.
-#if HWY_TARGET <= HWY_AVX3
+#if RANDTENSOR_AVX512
     if (streaming && reinterpret_cast<uintptr_t>(dst) % 64 == 0) {
       const size_t done = StreamDenseLines(stage, pitch, rows, cols, dst);
       stage += done;  // the rest (fewer than 16 columns) as below
@@ -214,17 +215,17 @@ void WriteTile(const uint32_t* HWY_RESTRICT stage, size_t pitch, size_t rows, si
     return;
   }
   // 4 x 4 blocks transposed in registers: rows m..m+3 of columns l..l+3
-  // become the four 4-word pieces t[0..3], one per column.
-  const auto transpose = [&](size_t m, size_t l0, V t[4]) {
+  // become the four 4-word pieces t0..t3, one per column.
+  const auto transpose = [&](size_t m, size_t l0, V* t0, V* t1, V* t2, V* t3) {
     const V r0 = row(m, l0), r1 = row(m + 1, l0), r2 = row(m + 2, l0), r3 = row(m + 3, l0);
     const auto t01 = hn::BitCast(d64, hn::InterleaveLower(d, r0, r1));  // r0[0] r1[0] r0[1] r1[1]
     const auto t23 = hn::BitCast(d64, hn::InterleaveLower(d, r2, r3));
     const auto u01 = hn::BitCast(d64, hn::InterleaveUpper(d, r0, r1));  // r0[2] r1[2] r0[3] r1[3]
     const auto u23 = hn::BitCast(d64, hn::InterleaveUpper(d, r2, r3));
-    t[0] = hn::BitCast(d, hn::InterleaveLower(d64, t01, t23));
-    t[1] = hn::BitCast(d, hn::InterleaveUpper(d64, t01, t23));
-    t[2] = hn::BitCast(d, hn::InterleaveLower(d64, u01, u23));
-    t[3] = hn::BitCast(d, hn::InterleaveUpper(d64, u01, u23));
+    *t0 = hn::BitCast(d, hn::InterleaveLower(d64, t01, t23));
+    *t1 = hn::BitCast(d, hn::InterleaveUpper(d64, t01, t23));
+    *t2 = hn::BitCast(d, hn::InterleaveLower(d64, u01, u23));
+    *t3 = hn::BitCast(d, hn::InterleaveUpper(d64, u01, u23));
   };
   const size_t rows4 = rows / 4 * 4;
   if (streaming && rows % kLineWords == 0 && reinterpret_cast<uintptr_t>(dst) % 64 == 0 &&
@@ -235,12 +236,18 @@ void WriteTile(const uint32_t* HWY_RESTRICT stage, size_t pitch, size_t rows, si
     // leave several lines half written at once).
     for (; l + 4 <= cols; l += 4) {
       for (size_t m = 0; m < rows; m += kLineWords) {
-        V t[4][4];  // t[k][j]: rows m+4k..m+4k+3 of column l+j
-        for (size_t k = 0; k < 4; ++k) transpose(m + 4 * k, l, t[k]);
-        for (int64_t j = 0; j < 4; ++j) {
-          uint32_t* line = dst + (static_cast<int64_t>(l) + j) * stride_l + static_cast<int64_t>(m);
-          StreamLine(t[0][j], t[1][j], t[2][j], t[3][j], line);
-        }
+        // aj, bj, cj, dj: rows m..m+3, m+4..m+7, m+8..m+11, m+12..m+15 of
+        // column l + j.
+        V a0, a1, a2, a3, b0, b1, b2, b3, c0, c1, c2, c3, e0, e1, e2, e3;
+        transpose(m, l, &a0, &a1, &a2, &a3);
+        transpose(m + 4, l, &b0, &b1, &b2, &b3);
+        transpose(m + 8, l, &c0, &c1, &c2, &c3);
+        transpose(m + 12, l, &e0, &e1, &e2, &e3);
+        uint32_t* line = dst + static_cast<int64_t>(l) * stride_l + static_cast<int64_t>(m);
+        StreamLine(a0, b0, c0, e0, line);
+        StreamLine(a1, b1, c1, e1, line + stride_l);
+        StreamLine(a2, b2, c2, e2, line + 2 * stride_l);
+        StreamLine(a3, b3, c3, e3, line + 3 * stride_l);
       }
     }
     WriteTileScalar(stage, pitch, 0, rows, l, cols, dst, stride_l);
@@ -250,10 +257,13 @@ void WriteTile(const uint32_t* HWY_RESTRICT stage, size_t pitch, size_t rows, si
   // written in order.
   for (; l + 4 <= cols; l += 4) {
     for (size_t m = 0; m < rows4; m += 4) {
-      V t[4];
-      transpose(m, l, t);
+      V t0, t1, t2, t3;
+      transpose(m, l, &t0, &t1, &t2, &t3);
       uint32_t* out = dst + static_cast<int64_t>(l) * stride_l + static_cast<int64_t>(m);
-      for (int64_t j = 0; j < 4; ++j) hn::StoreU(t[j], d, out + j * stride_l);
+      hn::StoreU(t0, d, out);
+      hn::StoreU(t1, d, out + stride_l);
+      hn::StoreU(t2, d, out + 2 * stride_l);
+      hn::StoreU(t3, d, out + 3 * stride_l);
     }
     WriteTileScalar(stage, pitch, rows4, rows, l, l + 4, dst, stride_l);
   }

@@ -10,14 +10,17 @@
 // in-lane unpacks. They differ in how a lane holds a 32-bit word, because the
 // best answer depends on the instruction set:
 //
-// - AVX-512 ("narrow" lanes): one block per 32-bit lane. The 32x32->64
+// - AVX-512 ("narrow" lanes, RANDTENSOR_NARROW_LANES in capabilities-inl.h):
+//   one block per 32-bit lane. The 32x32->64
 //   multiplies run on even and odd lanes separately (vpmuludq) and are merged
 //   back with masked shuffles, one instruction per merge.
-// - AVX2, SSE4, SSSE3 ("wide" lanes, no masked shuffles): one block per
-//   64-bit lane, each word in the lane's low half. vpmuludq then yields the
-//   whole 64-bit product in place: its low word is already where the next
-//   round wants it and its high word is one shift away, so a round needs no
-//   shuffle at all. Upper lane halves carry garbage that no op ever reads.
+// - AVX2, SSE4, SSSE3, NEON, SVE ("wide" lanes, no masked shuffles): one
+//   block per 64-bit lane, each word in the lane's low half. The widening
+//   multiply of the even 32-bit lanes (vpmuludq, NEON's umull, SVE2's umullb)
+//   then yields the whole 64-bit product in place: its low word is already
+//   where the next round wants it and its high word is one shift away, so a
+//   round needs no shuffle at all. Upper lane halves carry garbage that no op
+//   ever reads.
 //
 // In both, words 1-3 of the counter are the same in every lane of a batch
 // (unless word 0 carries, once per 2^32 blocks), so round 0's product of word
@@ -42,6 +45,7 @@
 
 #include "hwy/highway.h"
 #include "randtensor/philox.h"
+#include "src/capabilities-inl.h"
 #include "src/kernels.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -75,55 +79,43 @@ HWY_INLINE V XorKey(V a, uint32_t key) {
   return hn::BitCast(hn::DFromV<V>(), hn::Xor(hn::BitCast(d32, a), hn::Set(d32, key)));
 }
 
-#if HWY_TARGET <= HWY_AVX3
+#if RANDTENSOR_NARROW_LANES
 // ---------------------------------------------------------------- narrow lanes
 
 using DState = DU32;  // one block per 32-bit lane
 using VState = VU32;
 
-// High and low words of x * m in every lane.
-struct Product {
-  VState hi, lo;
-};
-
 // The 64-bit products of the even lanes and of the odd lanes merged into
-// high and low words: one masked shuffle (swap word pairs, keep the other
-// product's lanes) per merge.
-HWY_INLINE Product Merge(VU64 even, VU64 odd) {
-  Product p;
-  p.hi = VU32{_mm512_mask_shuffle_epi32(odd.raw, 0x5555, even.raw, _MM_PERM_CDAB)};
-  p.lo = VU32{_mm512_mask_shuffle_epi32(even.raw, 0xAAAA, odd.raw, _MM_PERM_CDAB)};
-  return p;
+// high and low words of x * m in every lane: one masked shuffle (swap word
+// pairs, keep the other product's lanes) per merge.
+HWY_INLINE void Merge(VU64 even, VU64 odd, VState* hi, VState* lo) {
+  *hi = VU32{_mm512_mask_shuffle_epi32(odd.raw, 0x5555, even.raw, _MM_PERM_CDAB)};
+  *lo = VU32{_mm512_mask_shuffle_epi32(even.raw, 0xAAAA, odd.raw, _MM_PERM_CDAB)};
 }
 
-// vpmuludq on the even lanes and on the odd lanes (shifted down), merged.
-HWY_INLINE Product Multiply(VState x, uint32_t m) {
+// High and low words of x * m: vpmuludq on the even lanes and on the odd
+// lanes (shifted down), merged.
+HWY_INLINE void Multiply(VState x, uint32_t m, VState* hi, VState* lo) {
   const DU32 d32;
   const DU64 d64;
   const VU32 vm = hn::Set(d32, m);
-  return Merge(hn::MulEven(x, vm),
-               hn::MulEven(hn::BitCast(d32, hn::ShiftRight<32>(hn::BitCast(d64, x))), vm));
+  Merge(hn::MulEven(x, vm),
+        hn::MulEven(hn::BitCast(d32, hn::ShiftRight<32>(hn::BitCast(d64, x))), vm), hi, lo);
 }
 
 // Round 0's products kMul0 * (w + lanes[i]) as kMul0 * w (a scalar) plus
 // kMul0 * lanes[i] (once per call): exact, since the sum stays below 2^64
 // where words 1-3 are uniform. Two adds instead of two multiplies and a
-// shift.
-struct LaneProducts {
-  VU64 even, odd;
-};
-HWY_INLINE LaneProducts MulLanes(VState lanes) {
+// shift. The lane products are kept as the 64-bit products of the even and
+// of the odd lanes.
+HWY_INLINE void MulLanes(VState lanes, VU64* even, VU64* odd) {
   const DU32 d32;
   const DU64 d64;
   const VU32 vm = hn::Set(d32, philox::kMul0);
-  return {hn::MulEven(lanes, vm),
-          hn::MulEven(hn::BitCast(d32, hn::ShiftRight<32>(hn::BitCast(d64, lanes))), vm)};
+  *even = hn::MulEven(lanes, vm);
+  *odd = hn::MulEven(hn::BitCast(d32, hn::ShiftRight<32>(hn::BitCast(d64, lanes))), vm);
 }
-HWY_INLINE LaneProducts Offset(const LaneProducts& lp, uint64_t base) {
-  const VU64 b = hn::Set(DU64(), base);
-  return {hn::Add(b, lp.even), hn::Add(b, lp.odd)};
-}
-HWY_INLINE Product Products(const LaneProducts& lp) { return Merge(lp.even, lp.odd); }
+HWY_INLINE void Products(VU64 even, VU64 odd, VState* hi, VState* lo) { Merge(even, odd, hi, lo); }
 
 constexpr int kLog2LanesPerChunk = 2;  // four 32-bit lanes per 128-bit chunk
 
@@ -149,27 +141,22 @@ HWY_INLINE void TransposeBlocks(VU32 x0, VU32 x1, VU32 x2, VU32 x3, const StoreF
 using DState = DU64;  // one block per 64-bit lane, word in the low half
 using VState = VU64;
 
-struct Product {
-  VState hi, lo;  // hi in the low half; lo is the whole product (low half = lo)
-};
-HWY_INLINE Product Multiply(VState x, uint32_t m) {
-  Product p;
-  p.lo = hn::MulEven(hn::BitCast(DU32(), x), hn::Set(DU32(), m));
-  p.hi = hn::ShiftRight<32>(p.lo);
-  return p;
+// hi in the low half; lo is the whole product (low half = lo).
+HWY_INLINE void Multiply(VState x, uint32_t m, VState* hi, VState* lo) {
+  *lo = hn::MulEven(hn::BitCast(DU32(), x), hn::Set(DU32(), m));
+  *hi = hn::ShiftRight<32>(*lo);
 }
 
-// Round 0's products as kMul0 * w + kMul0 * lanes[i] (see the narrow lanes).
-struct LaneProducts {
-  VU64 v;
-};
-HWY_INLINE LaneProducts MulLanes(VState lanes) {
-  return {hn::MulEven(hn::BitCast(DU32(), lanes), hn::Set(DU32(), philox::kMul0))};
+// Round 0's products as kMul0 * w + kMul0 * lanes[i] (see the narrow lanes):
+// one vector of whole products; `odd` only mirrors the narrow lanes' pair.
+HWY_INLINE void MulLanes(VState lanes, VU64* even, VU64* odd) {
+  *even = hn::MulEven(hn::BitCast(DU32(), lanes), hn::Set(DU32(), philox::kMul0));
+  *odd = *even;
 }
-HWY_INLINE LaneProducts Offset(const LaneProducts& lp, uint64_t base) {
-  return {hn::Add(hn::Set(DU64(), base), lp.v)};
+HWY_INLINE void Products(VU64 even, VU64 /*odd*/, VState* hi, VState* lo) {
+  *hi = hn::ShiftRight<32>(even);
+  *lo = even;
 }
-HWY_INLINE Product Products(const LaneProducts& lp) { return {hn::ShiftRight<32>(lp.v), lp.v}; }
 
 constexpr int kLog2LanesPerChunk = 1;  // two 64-bit lanes per 128-bit chunk
 
@@ -191,6 +178,46 @@ HWY_INLINE void TransposeBlocks(VU64 x0, VU64 x1, VU64 x2, VU64 x3, const StoreF
 
 #endif  // narrow or wide lanes
 
+// Round 0's lane products advanced by a scalar: kMul0 * (w + lanes[i]).
+HWY_INLINE void Offset(uint64_t base, VU64* even, VU64* odd) {
+  const VU64 b = hn::Set(DU64(), base);
+  *even = hn::Add(b, *even);
+  *odd = hn::Add(b, *odd);
+}
+
+// ------------------------------------------------------------------ batches
+
+// One vector of Philox blocks in flight: its four state words, in vectors
+// that are local variables of the caller (WithBatches). SVE's vectors are
+// sizeless, so they cannot be members or array elements; a batch names the
+// caller's locals instead of holding them, and the compiler keeps them in
+// registers once everything is inlined.
+struct Batch {
+  VState& x0;
+  VState& x1;
+  VState& x2;
+  VState& x3;
+};
+
+// Calls f(batches...) with kBatches batches of fresh local state vectors.
+template <size_t kBatches, class F, class... B>
+HWY_INLINE void WithBatches(const F& f, B... batches) {
+  if constexpr (sizeof...(B) == kBatches) {
+    f(batches...);
+  } else {
+    VState x0, x1, x2, x3;
+    WithBatches<kBatches>(f, batches..., Batch{x0, x1, x2, x3});
+  }
+}
+
+// f(batch, b) for every batch in order, b its index: one step of every
+// batch side by side in program order, which hides the multiplier latency.
+template <class F, class... B>
+HWY_INLINE void ForEachBatch(const F& f, B... batches) {
+  size_t b = 0;
+  (f(batches, b++), ...);
+}
+
 // ------------------------------------------------------------- shared rounds
 
 // Block offset (within one vector of N blocks) that each lane computes. With
@@ -210,72 +237,79 @@ HWY_INLINE VState BlockOfLane() {
 // Blocks per state vector.
 HWY_INLINE size_t BlocksPerVector() { return hn::Lanes(DState()); }
 
-// One Philox round on kBatches vectors with this round's keys.
-template <size_t kBatches>
-HWY_INLINE void Round(VState (&x0)[kBatches], VState (&x1)[kBatches], VState (&x2)[kBatches],
-                      VState (&x3)[kBatches], uint32_t k0, uint32_t k1) {
-  for (size_t b = 0; b < kBatches; ++b) {
-    const Product p0 = Multiply(x0[b], philox::kMul0);
-    const Product p1 = Multiply(x2[b], philox::kMul1);
-    x0[b] = Xor3Key(p1.hi, x1[b], k0);
-    x2[b] = Xor3Key(p0.hi, x3[b], k1);
-    x1[b] = p1.lo;
-    x3[b] = p0.lo;
-  }
+// One Philox round on every batch with this round's keys.
+template <class... B>
+HWY_INLINE void Round(uint32_t k0, uint32_t k1, B... batches) {
+  ForEachBatch(
+      [&](Batch x, size_t) __attribute__((always_inline)) {
+        VState hi0, lo0, hi1, lo1;
+        Multiply(x.x0, philox::kMul0, &hi0, &lo0);
+        Multiply(x.x2, philox::kMul1, &hi1, &lo1);
+        x.x0 = Xor3Key(hi1, x.x1, k0);
+        x.x2 = Xor3Key(hi0, x.x3, k1);
+        x.x1 = lo1;
+        x.x3 = lo0;
+      },
+      batches...);
 }
 
-#if HWY_TARGET > HWY_AVX3
+#if !RANDTENSOR_HAVE_XOR3
 // v, hidden from GCC's reassociation of XORs (an empty asm that claims to
 // change it; no instruction). Not for clang: in a function whose AVX2 comes
 // from a target attribute (foreach_target), clang 14 cannot keep a 256-bit
 // asm operand in a register and rejects the asm.
 HWY_INLINE VState Opaque(VState v) {
-#if HWY_COMPILER_GCC && !HWY_COMPILER_CLANG
+#if HWY_COMPILER_GCC && !HWY_COMPILER_CLANG && HWY_ARCH_X86
   asm("" : "+x"(v.raw));
+#elif HWY_COMPILER_GCC && !HWY_COMPILER_CLANG && HWY_ARCH_ARM_A64 && HWY_HAVE_SCALABLE
+  asm("" : "+w"(v));  // SVE: the vector is the sizeless type itself
+#elif HWY_COMPILER_GCC && !HWY_COMPILER_CLANG && HWY_ARCH_ARM_A64
+  asm("" : "+w"(v.raw));
 #endif
   return v;
 }
 #endif
 
-// Rounds 2-9, one straight-line copy for PhiloxBatches' two paths: constant
-// bounds let the compiler unroll them fully and keep the state in registers
-// (the former loop from a run-time first round stayed rolled on AVX2, with
-// the keys reloaded and the state spilled every round).
-template <size_t kBatches, int kEnd = philox::kRounds>
-HWY_INLINE void LaterRounds(const RoundKeys& keys, VState (&x0)[kBatches],
-                            VState (&x1)[kBatches], VState (&x2)[kBatches],
-                            VState (&x3)[kBatches]) {
-#if HWY_TARGET <= HWY_AVX3
-  // One vpternlogd per new word: nothing to gain from reordering the XORs.
+// Rounds 2 to kEnd - 1 of every batch, one straight-line copy for every
+// caller: with constant bounds the compiler unrolls them fully and keeps the
+// state in registers; a loop from a run-time first round would stay rolled,
+// reloading the keys and spilling the state every round.
+template <int kEnd = philox::kRounds, class... B>
+HWY_INLINE void LaterRounds(const RoundKeys& keys, B... batches) {
+#if RANDTENSOR_HAVE_XOR3
+  // One three-input XOR per new word: nothing to gain from reordering.
   HWY_UNROLL(8)
-  for (int r = 2; r < kEnd; ++r) {
-    Round<kBatches>(x0, x1, x2, x3, keys.k0[r], keys.k1[r]);
-  }
+  for (int r = 2; r < kEnd; ++r) Round(keys.k0[r], keys.k1[r], batches...);
 #else
   // Without a three-input XOR, x0' = hi ^ x1 ^ key is two dependent XORs,
-  // and the compiler's reassociation put the key last: multiply, shift and
-  // two XORs (9 cycles on Zen 5) on the path from one round's multiply to
-  // the next. So x1 and x3 carry the next round's key from the moment they
-  // are made (off that path) and the path has one XOR.
-  for (size_t b = 0; b < kBatches; ++b) {  // (x3 is often uniform: foldable)
-    x1[b] = XorKey(x1[b], keys.k0[2]);
-    x3[b] = XorKey(x3[b], keys.k1[2]);
-  }
+  // and GCC's reassociation puts the key last: multiply, shift and two XORs
+  // on the path from one round's multiply to the next. So x1 and x3 carry
+  // the next round's key from the moment they are made (off that path) and
+  // the path has one XOR.
+  ForEachBatch(  // (x3 is often uniform: foldable)
+      [&](Batch x, size_t) __attribute__((always_inline)) {
+        x.x1 = XorKey(x.x1, keys.k0[2]);
+        x.x3 = XorKey(x.x3, keys.k1[2]);
+      },
+      batches...);
   HWY_UNROLL(8)
   for (int r = 2; r < kEnd; ++r) {
-    for (size_t b = 0; b < kBatches; ++b) {
-      const Product p0 = Multiply(x0[b], philox::kMul0);
-      const Product p1 = Multiply(x2[b], philox::kMul1);
-      x0[b] = hn::Xor(p1.hi, x1[b]);
-      x2[b] = hn::Xor(p0.hi, x3[b]);
-      if (r + 1 < philox::kRounds) {
-        x1[b] = Opaque(XorKey(p1.lo, keys.k0[r + 1]));
-        x3[b] = Opaque(XorKey(p0.lo, keys.k1[r + 1]));
-      } else {
-        x1[b] = p1.lo;
-        x3[b] = p0.lo;
-      }
-    }
+    ForEachBatch(
+        [&](Batch x, size_t) __attribute__((always_inline)) {
+          VState hi0, lo0, hi1, lo1;
+          Multiply(x.x0, philox::kMul0, &hi0, &lo0);
+          Multiply(x.x2, philox::kMul1, &hi1, &lo1);
+          x.x0 = hn::Xor(hi1, x.x1);
+          x.x2 = hn::Xor(hi0, x.x3);
+          if (r + 1 < philox::kRounds) {
+            x.x1 = Opaque(XorKey(lo1, keys.k0[r + 1]));
+            x.x3 = Opaque(XorKey(lo0, keys.k1[r + 1]));
+          } else {
+            x.x1 = lo1;
+            x.x3 = lo0;
+          }
+        },
+        batches...);
   }
 #endif
 }
@@ -296,47 +330,51 @@ HWY_INLINE FirstRounds FirstRoundWords(const Counter128& first, const RoundKeys&
   return {first.w[3] ^ keys.k1[0], Lo(q1) ^ keys.k0[1], Hi(q0) ^ keys.k1[1], Lo(q0)};
 }
 
-// Rounds 0 and 1 of kBatches vectors with uniform counter words 1-3
-// (f = FirstRoundWords): round0(b) gives batch b's round-0 products
-// kMul0 * word 0, as Products of MulLanes offset to the batch's first word;
-// it is called once per batch, in order (UniformGroups' keeps a running sum).
-template <size_t kBatches, class Round0Fn>
-HWY_INLINE void UniformFirstRounds(const Round0Fn& round0, const FirstRounds& f,
-                                   VState (&x0)[kBatches], VState (&x1)[kBatches],
-                                   VState (&x2)[kBatches], VState (&x3)[kBatches]) {
+// Rounds 0 and 1 of every batch with uniform counter words 1-3
+// (f = FirstRoundWords): round0(b, &hi, &lo) gives batch b's round-0
+// products kMul0 * word 0 (Products of MulLanes offset to the batch's first
+// word); it is called once per batch, in order (UniformRun keeps a running
+// sum).
+template <class Round0Fn, class... B>
+HWY_INLINE void UniformFirstRounds(const Round0Fn& round0, const FirstRounds& f, B... batches) {
   const VState x3_all = hn::Set(DState(), f.x3);
-  for (size_t b = 0; b < kBatches; ++b) {
-    const Product p0 = round0(b);                                          // round 0
-    const Product p1 = Multiply(XorKey(p0.hi, f.y2_mask), philox::kMul1);  // round 1
-    x0[b] = XorKey(p1.hi, f.x0_mask);
-    x1[b] = p1.lo;
-    x2[b] = XorKey(p0.lo, f.x2_mask);
-    x3[b] = x3_all;
-  }
+  ForEachBatch(
+      [&](Batch x, size_t b) __attribute__((always_inline)) {
+        VState hi0, lo0, hi1, lo1;
+        round0(b, &hi0, &lo0);                                        // round 0
+        Multiply(XorKey(hi0, f.y2_mask), philox::kMul1, &hi1, &lo1);  // round 1
+        x.x0 = XorKey(hi1, f.x0_mask);
+        x.x1 = lo1;
+        x.x2 = XorKey(lo0, f.x2_mask);
+        x.x3 = x3_all;
+      },
+      batches...);
 }
 
-// Ten rounds on kBatches vectors; lane i of batch b holds the counter
+// Ten rounds on every batch; lane i of batch b holds the counter
 // first + delta(b) + lanes[i] (lanes_max: the largest lanes[i]). Contiguous
 // runs use lanes = BlockOfLane() and delta(b) = b * N; the column writer
 // gives each lane its own run (lanes[i] = i * run length).
-template <size_t kBatches, class DeltaFn>
+template <class DeltaFn, class... B>
 HWY_INLINE void PhiloxBatches(const Counter128& first, const DeltaFn& delta, VState lanes,
-                              uint64_t lanes_max, const RoundKeys& keys,
-                              VState (&x0)[kBatches], VState (&x1)[kBatches],
-                              VState (&x2)[kBatches], VState (&x3)[kBatches]) {
+                              uint64_t lanes_max, const RoundKeys& keys, B... batches) {
   const DState d;
+  constexpr size_t kBatches = sizeof...(B);
   // Words 1-3 are uniform when no lane's word 0 passes 2^32 - 1.
   const uint64_t room = 0xFFFFFFFFu - first.w[0];
   bool uniform = true;
   for (size_t b = 0; b < kBatches; ++b) uniform &= delta(b) + lanes_max <= room;
   if (HWY_LIKELY(uniform)) {
     // kMul0 * (w + lanes[i]) = kMul0 * w + kMul0 * lanes[i], below 2^64.
-    const LaneProducts lp = MulLanes(lanes);
-    UniformFirstRounds<kBatches>(
-        [&](size_t b) {
-          return Products(Offset(lp, uint64_t{philox::kMul0} * (first.w[0] + delta(b))));
+    VU64 even, odd;
+    MulLanes(lanes, &even, &odd);
+    UniformFirstRounds(
+        [&](size_t b, VState * hi, VState * lo) __attribute__((always_inline)) {
+          VU64 e = even, o = odd;
+          Offset(uint64_t{philox::kMul0} * (first.w[0] + delta(b)), &e, &o);
+          Products(e, o, hi, lo);
         },
-        FirstRoundWords(first, keys), x0, x1, x2, x3);
+        FirstRoundWords(first, keys), batches...);
   } else {
     // Once per 2^32 blocks: each lane's full 128-bit counter, by the reference
     // addition, then rounds 0 and 1 in full.
@@ -345,41 +383,43 @@ HWY_INLINE void PhiloxBatches(const Counter128& first, const DeltaFn& delta, VSt
     HWY_ALIGN T offs[hn::MaxLanes(d)];
     HWY_ALIGN T w[4][hn::MaxLanes(d)];
     hn::Store(lanes, d, offs);
-    for (size_t b = 0; b < kBatches; ++b) {
-      for (size_t i = 0; i < N; ++i) {
-        const Counter128 c = first.Plus(delta(b) + offs[i]);
-        for (int k = 0; k < 4; ++k) w[k][i] = c.w[k];
-      }
-      x0[b] = hn::Load(d, w[0]);
-      x1[b] = hn::Load(d, w[1]);
-      x2[b] = hn::Load(d, w[2]);
-      x3[b] = hn::Load(d, w[3]);
-    }
-    for (int r = 0; r < 2; ++r) Round<kBatches>(x0, x1, x2, x3, keys.k0[r], keys.k1[r]);
+    ForEachBatch(
+        [&](Batch x, size_t b) __attribute__((always_inline)) {
+          for (size_t i = 0; i < N; ++i) {
+            const Counter128 c = first.Plus(delta(b) + offs[i]);
+            for (int k = 0; k < 4; ++k) w[k][i] = c.w[k];
+          }
+          x.x0 = hn::Load(d, w[0]);
+          x.x1 = hn::Load(d, w[1]);
+          x.x2 = hn::Load(d, w[2]);
+          x.x3 = hn::Load(d, w[3]);
+        },
+        batches...);
+    for (int r = 0; r < 2; ++r) Round(keys.k0[r], keys.k1[r], batches...);
   }
-  LaterRounds<kBatches>(keys, x0, x1, x2, x3);
+  LaterRounds(keys, batches...);
 }
 
-// Transposes kBatches vectors of blocks (lanes as BlockOfLane()) to block
-// order and stores batch b to out(b)[0 .. 4 * N); kStream and last_plain as
-// for GenerateBatches.
-template <size_t kBatches, bool kStream, class OutFn>
-HWY_INLINE void StoreBatches(VState (&x0)[kBatches], VState (&x1)[kBatches],
-                             VState (&x2)[kBatches], VState (&x3)[kBatches], const OutFn& out,
-                             bool last_plain) {
+// Transposes every batch (lanes as BlockOfLane()) to block order and stores
+// batch b to out(b)[0 .. 4 * N); kStream and last_plain as for
+// GenerateBatches.
+template <bool kStream, class OutFn, class... B>
+HWY_INLINE void StoreBatches(const OutFn& out, bool last_plain, B... batches) {
   const DU32 d32;
   const size_t N32 = hn::Lanes(d32);
-  for (size_t b = 0; b < kBatches; ++b) {
-    uint32_t* HWY_RESTRICT dst = out(b);
-    const bool stream = kStream && !(last_plain && b + 1 == kBatches);
-    TransposeBlocks(x0[b], x1[b], x2[b], x3[b], [&](VU32 v, size_t i) {
-      if (stream) {
-        hn::Stream(v, d32, dst + i * N32);
-      } else {
-        hn::StoreU(v, d32, dst + i * N32);
-      }
-    });
-  }
+  ForEachBatch(
+      [&](Batch x, size_t b) __attribute__((always_inline)) {
+        uint32_t* HWY_RESTRICT dst = out(b);
+        const bool stream = kStream && !(last_plain && b + 1 == sizeof...(B));
+        TransposeBlocks(x.x0, x.x1, x.x2, x.x3, [&](VU32 v, size_t i) {
+          if (stream) {
+            hn::Stream(v, d32, dst + i * N32);
+          } else {
+            hn::StoreU(v, d32, dst + i * N32);
+          }
+        });
+      },
+      batches...);
 }
 
 // Writes kBatches vectors of BlocksPerVector() consecutive Philox blocks
@@ -392,125 +432,155 @@ template <size_t kBatches, bool kStream, class DeltaFn, class OutFn>
 HWY_INLINE void GenerateBatches(const Counter128& first, const DeltaFn& delta,
                                 const RoundKeys& keys, VState lane_block, const OutFn& out,
                                 bool last_plain) {
-  VState x0[kBatches], x1[kBatches], x2[kBatches], x3[kBatches];
-  PhiloxBatches<kBatches>(first, delta, lane_block, BlocksPerVector() - 1, keys, x0, x1, x2, x3);
-  StoreBatches<kBatches, kStream>(x0, x1, x2, x3, out, last_plain);
+  WithBatches<kBatches>([&](auto... batches) __attribute__((always_inline)) {
+    PhiloxBatches(first, delta, lane_block, BlocksPerVector() - 1, keys, batches...);
+    StoreBatches<kStream>(out, last_plain, batches...);
+  });
 }
 
-// Round 9 of kBatches vectors (state after round 8 as LaterRounds<kBatches,
-// 9> leaves it) fused with the transpose of StoreBatches: sink(b, i, v)
-// receives batch b's words in block order, vector i of 1 << kLog2LanesPerChunk
-// (the words at 4 N b + i Lanes(DU32) of a contiguous run), in order of b, then
-// i. The products already hold each block's word pairs side by side, so the
-// new words are made in place and one shuffle per pair puts them in memory
-// order: 18 instead of 20 operations per 16 blocks on AVX-512, 10 instead of
-// 12 per 4 blocks on AVX2.
-template <size_t kBatches, class Sink>
-HWY_INLINE void LastRound(const RoundKeys& keys, VState (&x0)[kBatches], VState (&x1)[kBatches],
-                          VState (&x2)[kBatches], VState (&x3)[kBatches], const Sink& sink) {
+// Round 9 of every batch (state after round 8 as LaterRounds<9> leaves it)
+// fused with the transpose of StoreBatches: sink(x, b, i, v) receives batch
+// b's words in block order, vector i of 1 << kLog2LanesPerChunk (the words
+// at 4 N b + i Lanes(DU32) of a contiguous run), in order of b, then i; x is
+// the batch, whose state the sink may overwrite (every vector of a batch is
+// made before the first goes to the sink). The products already hold each
+// block's word pairs side by side, so the new words are made in place and
+// one shuffle per pair puts them in memory order: 18 instead of 20
+// operations per 16 blocks on AVX-512, 10 instead of 12 per 4 blocks on
+// AVX2.
+template <class Sink, class... B>
+HWY_INLINE void LastRound(const RoundKeys& keys, const Sink& sink, B... batches) {
   constexpr int r = philox::kRounds - 1;
   const DU32 d32;
   const DU64 d64;
   const VU32 m0 = hn::Set(d32, philox::kMul0), m1 = hn::Set(d32, philox::kMul1);
-  // Unrolled, so that the state stays in registers (indexed by a constant);
-  // with a conversion in the sink GCC otherwise keeps the loop and spills
-  // every batch's state to the stack.
-  HWY_UNROLL(8)
-  for (size_t b = 0; b < kBatches; ++b) {
-    const auto put = [&](VU32 v, size_t i) { sink(b, i, v); };
-#if HWY_TARGET <= HWY_AVX3
-    // 64-bit lane i of e (o) holds [lo, hi] of 32-bit lane 2i (2i + 1).
-    // Even lanes: swap to [hi, lo], then hi ^= x ^ key in the even words;
-    // odd lanes: hi ^= x ^ key in the odd words (where x's odd lanes are),
-    // then swap. Each gives [x0', x1'] (or [x2', x3']) per block.
-    const auto odd = [&](VU32 v) {
-      return hn::BitCast(d32, hn::ShiftRight<32>(hn::BitCast(d64, v)));
-    };
-    const VU64 e0 = hn::MulEven(x0[b], m0), o0 = hn::MulEven(odd(x0[b]), m0);
-    const VU64 e1 = hn::MulEven(x2[b], m1), o1 = hn::MulEven(odd(x2[b]), m1);
-    const auto even_pair = [&](VU64 e, VU32 x, uint32_t k) {
-      const VU32 swapped = hn::Shuffle2301(hn::BitCast(d32, e));
-      return hn::BitCast(d64, VU32{_mm512_mask_ternarylogic_epi32(
-                                  swapped.raw, 0x5555, x.raw, hn::Set(d32, k).raw, 0x96)});
-    };
-    const auto odd_pair = [&](VU64 o, VU32 x, uint32_t k) {
-      const VU32 keyed{_mm512_mask_ternarylogic_epi32(hn::BitCast(d32, o).raw, 0xAAAA, x.raw,
-                                                      hn::Set(d32, k).raw, 0x96)};
-      return hn::BitCast(d64, hn::Shuffle2301(keyed));
-    };
-    const VU64 a_even = even_pair(e1, x1[b], keys.k0[r]);  // [x0', x1'], lanes 4c, 4c + 2
-    const VU64 b_even = even_pair(e0, x3[b], keys.k1[r]);  // [x2', x3']
-    const VU64 a_odd = odd_pair(o1, x1[b], keys.k0[r]);    // lanes 4c + 1, 4c + 3
-    const VU64 b_odd = odd_pair(o0, x3[b], keys.k1[r]);
-    put(hn::BitCast(d32, hn::InterleaveLower(d64, a_even, b_even)), 0);  // lanes 4c
-    put(hn::BitCast(d32, hn::InterleaveLower(d64, a_odd, b_odd)), 1);    // 4c + 1
-    put(hn::BitCast(d32, hn::InterleaveUpper(d64, a_even, b_even)), 2);  // 4c + 2
-    put(hn::BitCast(d32, hn::InterleaveUpper(d64, a_odd, b_odd)), 3);    // 4c + 3
+  ForEachBatch(
+      [&](Batch x, size_t b) __attribute__((always_inline)) {
+#if RANDTENSOR_NARROW_LANES
+        // 64-bit lane i of e (o) holds [lo, hi] of 32-bit lane 2i (2i + 1).
+        // Even lanes: swap to [hi, lo], then hi ^= x ^ key in the even words;
+        // odd lanes: hi ^= x ^ key in the odd words (where x's odd lanes are),
+        // then swap. Each gives [x0', x1'] (or [x2', x3']) per block.
+        const auto odd = [&](VU32 v) {
+          return hn::BitCast(d32, hn::ShiftRight<32>(hn::BitCast(d64, v)));
+        };
+        const VU64 e0 = hn::MulEven(x.x0, m0), o0 = hn::MulEven(odd(x.x0), m0);
+        const VU64 e1 = hn::MulEven(x.x2, m1), o1 = hn::MulEven(odd(x.x2), m1);
+        const auto even_pair = [&](VU64 e, VU32 v, uint32_t k) {
+          const VU32 swapped = hn::Shuffle2301(hn::BitCast(d32, e));
+          return hn::BitCast(d64, VU32{_mm512_mask_ternarylogic_epi32(swapped.raw, 0x5555, v.raw,
+                                                                      hn::Set(d32, k).raw, 0x96)});
+        };
+        const auto odd_pair = [&](VU64 o, VU32 v, uint32_t k) {
+          const VU32 keyed{_mm512_mask_ternarylogic_epi32(hn::BitCast(d32, o).raw, 0xAAAA, v.raw,
+                                                          hn::Set(d32, k).raw, 0x96)};
+          return hn::BitCast(d64, hn::Shuffle2301(keyed));
+        };
+        const VU64 a_even = even_pair(e1, x.x1, keys.k0[r]);  // [x0', x1'], lanes 4c, 4c + 2
+        const VU64 b_even = even_pair(e0, x.x3, keys.k1[r]);  // [x2', x3']
+        const VU64 a_odd = odd_pair(o1, x.x1, keys.k0[r]);    // lanes 4c + 1, 4c + 3
+        const VU64 b_odd = odd_pair(o0, x.x3, keys.k1[r]);
+        sink(x, b, 0, hn::BitCast(d32, hn::InterleaveLower(d64, a_even, b_even)));  // lanes 4c
+        sink(x, b, 1, hn::BitCast(d32, hn::InterleaveLower(d64, a_odd, b_odd)));    // 4c + 1
+        sink(x, b, 2, hn::BitCast(d32, hn::InterleaveUpper(d64, a_even, b_even)));  // 4c + 2
+        sink(x, b, 3, hn::BitCast(d32, hn::InterleaveUpper(d64, a_odd, b_odd)));    // 4c + 3
 #else
-    // x1 and x3 carry this round's keys (LaterRounds). The products are
-    // [lo, hi]; x ^ key shifted up turns them into [x1', x0'] and [x3', x2'].
-    (void)keys;
-    const VU64 p0 = hn::MulEven(hn::BitCast(d32, x0[b]), m0);
-    const VU64 p1 = hn::MulEven(hn::BitCast(d32, x2[b]), m1);
-    const VU64 a = hn::Xor(p1, hn::ShiftLeft<32>(x1[b]));  // [x1', x0']
-    const VU64 c = hn::Xor(p0, hn::ShiftLeft<32>(x3[b]));  // [x3', x2']
-    // Per 128-bit chunk: [x1 x0 x3 x2] of lane 2c (2c + 1), then word order.
-    put(hn::Shuffle2301(hn::BitCast(d32, hn::InterleaveLower(d64, a, c))), 0);
-    put(hn::Shuffle2301(hn::BitCast(d32, hn::InterleaveUpper(d64, a, c))), 1);
+        // x1 and x3 carry this round's keys (LaterRounds). The products are
+        // [lo, hi]; x ^ key shifted up turns them into [x1', x0'] and [x3', x2'].
+        (void)keys;
+        const VU64 p0 = hn::MulEven(hn::BitCast(d32, x.x0), m0);
+        const VU64 p1 = hn::MulEven(hn::BitCast(d32, x.x2), m1);
+        const VU64 a = hn::Xor(p1, hn::ShiftLeft<32>(x.x1));  // [x1', x0']
+        const VU64 c = hn::Xor(p0, hn::ShiftLeft<32>(x.x3));  // [x3', x2']
+        // Per 128-bit chunk: [x1 x0 x3 x2] of lane 2c (2c + 1), then word order.
+        const VU32 v0 = hn::Shuffle2301(hn::BitCast(d32, hn::InterleaveLower(d64, a, c)));
+        const VU32 v1 = hn::Shuffle2301(hn::BitCast(d32, hn::InterleaveUpper(d64, a, c)));
+        sink(x, b, 0, v0);
+        sink(x, b, 1, v1);
 #endif
-  }
+      },
+      batches...);
 }
+
+// Word vector i of a batch that LastRound's sink overwrote (InPlace).
+HWY_INLINE VU32 WordOf(Batch x, size_t i) {
+  const DU32 d32;
+  return hn::BitCast(d32, i == 0 ? x.x0 : i == 1 ? x.x1 : i == 2 ? x.x2 : x.x3);
+}
+// A LastRound sink that leaves batch x's words in block order in its own
+// state vectors: x0, x1 (and x2, x3 on narrow lanes) = vectors 0, 1 (2, 3).
+struct InPlace {
+  HWY_INLINE void operator()(Batch x, size_t, size_t i, VU32 v) const {
+    const VState s = hn::BitCast(DState(), v);
+    if (i == 0) x.x0 = s;
+    if (i == 1) x.x1 = s;
+    if (i == 2) x.x2 = s;
+    if (i == 3) x.x3 = s;
+  }
+};
 
 // LastRound stored contiguously from `out` (kStream: non-temporal stores,
 // `out` aligned to the vector size).
-template <size_t kBatches, bool kStream>
-HWY_INLINE void LastRoundStore(const RoundKeys& keys, VState (&x0)[kBatches],
-                               VState (&x1)[kBatches], VState (&x2)[kBatches],
-                               VState (&x3)[kBatches], uint32_t* HWY_RESTRICT out) {
+template <bool kStream, class... B>
+HWY_INLINE void LastRoundStore(const RoundKeys& keys, uint32_t* HWY_RESTRICT out, B... batches) {
   const DU32 d32;
   const size_t N32 = hn::Lanes(d32);
   const size_t per_batch = 4 * BlocksPerVector();
-  LastRound<kBatches>(keys, x0, x1, x2, x3, [&](size_t b, size_t i, VU32 v) {
-    uint32_t* HWY_RESTRICT to = out + b * per_batch + i * N32;
-    if (kStream) {
-      hn::Stream(v, d32, to);
-    } else {
-      hn::StoreU(v, d32, to);
-    }
-  });
+  LastRound(
+      keys,
+      [&](Batch, size_t b, size_t i, VU32 v) __attribute__((always_inline)) {
+        uint32_t* HWY_RESTRICT to = out + b * per_batch + i * N32;
+        if (kStream) {
+          hn::Stream(v, d32, to);
+        } else {
+          hn::StoreU(v, d32, to);
+        }
+      },
+      batches...);
 }
 
 // Consecutive vectors of blocks from counter `first`, word 0 not carrying
 // before the last of them (the caller checks): counter words 1-3, round 0's
 // lane products and the keys' masks are computed once for the whole run, not
 // once per group, and round 0's products advance by one add of kMul0 * N per
-// vector (exact: word 0 stays below 2^32).
+// vector (exact: word 0 stays below 2^32). The running products live in
+// aligned arrays between groups (vectors cannot be members: see Batch) and
+// in registers within one.
 class UniformRun {
  public:
   UniformRun(const Counter128& first, const RoundKeys& keys)
-      : f_(FirstRoundWords(first, keys)),
-        next_(Offset(MulLanes(BlockOfLane()), uint64_t{philox::kMul0} * first.w[0])),
-        step_(uint64_t{philox::kMul0} * BlocksPerVector()) {}
+      : f_(FirstRoundWords(first, keys)), step_(uint64_t{philox::kMul0} * BlocksPerVector()) {
+    VU64 even, odd;
+    MulLanes(BlockOfLane(), &even, &odd);
+    Offset(uint64_t{philox::kMul0} * first.w[0], &even, &odd);
+    hn::Store(even, DU64(), even_);
+    hn::Store(odd, DU64(), odd_);
+  }
 
-  // Rounds [0, kEnd) of the run's next kBatches vectors (kEnd = 9 leaves
+  // Rounds [0, kEnd) of the run's next sizeof...(B) vectors (kEnd = 9 leaves
   // them as LastRound wants them).
-  template <size_t kBatches, int kEnd = philox::kRounds>
-  HWY_INLINE void Next(const RoundKeys& keys, VState (&x0)[kBatches], VState (&x1)[kBatches],
-                       VState (&x2)[kBatches], VState (&x3)[kBatches]) {
-    UniformFirstRounds<kBatches>(
-        [&](size_t) {
-          const Product p = Products(next_);
-          next_ = Offset(next_, step_);
-          return p;
+  template <int kEnd = philox::kRounds, class... B>
+  HWY_INLINE void Next(const RoundKeys& keys, B... batches) {
+    const DU64 d64;
+    VU64 even = hn::Load(d64, even_), odd = hn::Load(d64, odd_);
+    const VU64 step = hn::Set(d64, step_);
+    UniformFirstRounds(
+        [&](size_t, VState * hi, VState * lo) __attribute__((always_inline)) {
+          Products(even, odd, hi, lo);
+          even = hn::Add(even, step);
+          odd = hn::Add(odd, step);
         },
-        f_, x0, x1, x2, x3);
-    LaterRounds<kBatches, kEnd>(keys, x0, x1, x2, x3);
+        f_, batches...);
+    hn::Store(even, d64, even_);
+    hn::Store(odd, d64, odd_);
+    LaterRounds<kEnd>(keys, batches...);
   }
 
  private:
   FirstRounds f_;
-  LaneProducts next_;
   uint64_t step_;
+  HWY_ALIGN uint64_t even_[hn::MaxLanes(DU64())];  // round 0's products, next vector
+  HWY_ALIGN uint64_t odd_[hn::MaxLanes(DU64())];
 };
 
 // GenerateBatches for the next `groups` groups of kBatches vectors of `run`
@@ -520,9 +590,10 @@ template <size_t kBatches, bool kStream>
 HWY_INLINE void UniformGroups(UniformRun& run, const RoundKeys& keys, uint64_t groups,
                               uint32_t* out) {
   for (uint64_t g = 0; g < groups; ++g) {
-    VState x0[kBatches], x1[kBatches], x2[kBatches], x3[kBatches];
-    run.Next<kBatches, philox::kRounds - 1>(keys, x0, x1, x2, x3);
-    LastRoundStore<kBatches, kStream>(keys, x0, x1, x2, x3, out);
+    WithBatches<kBatches>([&](auto... batches) __attribute__((always_inline)) {
+      run.Next<philox::kRounds - 1>(keys, batches...);
+      LastRoundStore<kStream>(keys, out, batches...);
+    });
     out += 4 * BlocksPerVector() * kBatches;
   }
 }

@@ -79,12 +79,10 @@ inline bool NoWord2Carry(const Stream& s, uint64_t t0, uint64_t count) {
   return uint64_t{s.start.w[2]} + t0 + count <= (uint64_t{1} << 32);
 }
 
-// Ten rounds on kBatches vectors of threads: lane i of batch b computes
-// thread t0 + b * N + lanes[i] (N = BlocksPerVector()). NoWord2Carry holds.
-template <size_t kBatches>
-HWY_INLINE void PhiloxThreads(const Stream& s, uint64_t t0, VState lanes,
-                              VState (&x0)[kBatches], VState (&x1)[kBatches],
-                              VState (&x2)[kBatches], VState (&x3)[kBatches]) {
+// Ten rounds on every batch of threads: lane i of batch b computes thread
+// t0 + b * N + lanes[i] (N = BlocksPerVector()). NoWord2Carry holds.
+template <class... B>
+HWY_INLINE void PhiloxThreads(const Stream& s, uint64_t t0, VState lanes, B... batches) {
   const DState d;
   using T = hn::TFromD<DState>;
   const size_t N = hn::Lanes(d);
@@ -96,24 +94,25 @@ HWY_INLINE void PhiloxThreads(const Stream& s, uint64_t t0, VState lanes,
   const uint32_t y2 = Hi(q0) ^ c.w[3] ^ k.k1[0];
   const uint32_t y3 = Lo(q0);
   const uint64_t q1 = uint64_t{philox::kMul1} * y2;
-  for (size_t b = 0; b < kBatches; ++b) {
-    const VState w2 = hn::Add(hn::Set(d, static_cast<T>(c.w[2] + t0 + b * N)), lanes);
-    const Product p1 = Multiply(w2, philox::kMul1);          // round 0
-    const VState y0 = XorKey(p1.hi, c.w[1] ^ k.k0[0]);
-    const Product p0 = Multiply(y0, philox::kMul0);          // round 1
-    x0[b] = XorKey(p1.lo, Hi(q1) ^ k.k0[1]);
-    x1[b] = hn::Set(d, static_cast<T>(Lo(q1)));
-    x2[b] = XorKey(p0.hi, y3 ^ k.k1[1]);
-    x3[b] = p0.lo;
-  }
+  ForEachBatch(
+      [&](Batch x, size_t b) __attribute__((always_inline)) {
+        const VState w2 = hn::Add(hn::Set(d, static_cast<T>(c.w[2] + t0 + b * N)), lanes);
+        VState hi1, lo1, hi0, lo0;
+        Multiply(w2, philox::kMul1, &hi1, &lo1);  // round 0
+        const VState y0 = XorKey(hi1, c.w[1] ^ k.k0[0]);
+        Multiply(y0, philox::kMul0, &hi0, &lo0);  // round 1
+        x.x0 = XorKey(lo1, Hi(q1) ^ k.k0[1]);
+        x.x1 = hn::Set(d, static_cast<T>(Lo(q1)));
+        x.x2 = XorKey(hi0, y3 ^ k.k1[1]);
+        x.x3 = lo0;
+      },
+      batches...);
   HWY_UNROLL(8)
-  for (int r = 2; r < philox::kRounds; ++r) {
-    Round<kBatches>(x0, x1, x2, x3, k.k0[r], k.k1[r]);
-  }
+  for (int r = 2; r < philox::kRounds; ++r) Round(k.k0[r], k.k1[r], batches...);
 }
 
 // State vectors per vector of 32-bit words: 1 for narrow lanes, 2 for wide.
-#if HWY_TARGET <= HWY_AVX3
+#if RANDTENSOR_NARROW_LANES
 constexpr size_t kStatesPerWordVector = 1;
 constexpr size_t kRowGroup = 4;  // word vectors of threads per group
 #else
@@ -121,18 +120,28 @@ constexpr size_t kStatesPerWordVector = 2;
 constexpr size_t kRowGroup = 2;
 #endif
 
-// Word k of N32 consecutive threads from state vectors `x` (v: which word
-// vector of the group).
-template <size_t kB>
-HWY_INLINE VU32 WordsOf(const VState (&x)[kB], size_t v) {
-#if HWY_TARGET <= HWY_AVX3
-  return x[v];
-#else
-  const DU32 d32;
-  // Wide lanes: each thread's word in the low half of a 64-bit lane.
-  return hn::ConcatEven(d32, hn::BitCast(d32, x[2 * v + 1]), hn::BitCast(d32, x[2 * v]));
-#endif
+// f(v, w0, w1, w2, w3) for every word vector v of consecutive threads, in
+// order: w_k holds word k of N32 threads, from one batch (narrow lanes) or
+// two (wide lanes: each thread's word in the low half of a 64-bit lane).
+template <class F>
+HWY_INLINE void ForEachWordVector(const F&, size_t) {}
+#if RANDTENSOR_NARROW_LANES
+template <class F, class... B>
+HWY_INLINE void ForEachWordVector(const F& f, size_t v, Batch x, B... rest) {
+  f(v, x.x0, x.x1, x.x2, x.x3);
+  ForEachWordVector(f, v + 1, rest...);
 }
+#else
+template <class F, class... B>
+HWY_INLINE void ForEachWordVector(const F& f, size_t v, Batch lo, Batch hi, B... rest) {
+  const DU32 d32;
+  const auto even = [&](VState a, VState b) __attribute__((always_inline)) {
+    return hn::ConcatEven(d32, hn::BitCast(d32, b), hn::BitCast(d32, a));
+  };
+  f(v, even(lo.x0, hi.x0), even(lo.x1, hi.x1), even(lo.x2, hi.x2), even(lo.x3, hi.x3));
+  ForEachWordVector(f, v + 1, rest...);
+}
+#endif
 
 #endif  // HWY_TARGET != HWY_SCALAR
 
@@ -149,13 +158,16 @@ inline void ThreadBlocks(const Stream& s, uint64_t t0, uint64_t count, uint32_t*
   uint64_t i = 0;
   const auto group = [&](auto batches) __attribute__((always_inline)) {
     constexpr size_t kB = decltype(batches)::value;
-    VState x0[kB], x1[kB], x2[kB], x3[kB];
-    PhiloxThreads<kB>(s, t0 + i, lane_block, x0, x1, x2, x3);
-    for (size_t b = 0; b < kB; ++b) {
-      uint32_t* dst = words + 4 * (i + b * nb);
-      TransposeBlocks(x0[b], x1[b], x2[b], x3[b],
-                      [&](VU32 v, size_t r) { hn::StoreU(v, d32, dst + r * N32); });
-    }
+    WithBatches<kB>([&](auto... x) __attribute__((always_inline)) {
+      PhiloxThreads(s, t0 + i, lane_block, x...);
+      ForEachBatch(
+          [&](Batch y, size_t b) __attribute__((always_inline)) {
+            uint32_t* dst = words + 4 * (i + b * nb);
+            TransposeBlocks(y.x0, y.x1, y.x2, y.x3,
+                            [&](VU32 v, size_t r) { hn::StoreU(v, d32, dst + r * N32); });
+          },
+          x...);
+    });
     i += kB * nb;
   };
   while (i + kBatches * nb <= count) group(std::integral_constant<size_t, kBatches>());
@@ -211,15 +223,18 @@ void ReplayRows(const Stream& s, uint64_t t0, const uint64_t counts[4], void* ds
   const auto group = [&](auto vectors) __attribute__((always_inline)) {
     constexpr size_t kV = decltype(vectors)::value;
     constexpr size_t kB = kV * kStatesPerWordVector;
-    VState x0[kB], x1[kB], x2[kB], x3[kB];
-    PhiloxThreads<kB>(s, t0 + i, lanes, x0, x1, x2, x3);
-    for (size_t v = 0; v < kV; ++v) {
-      const uint64_t at = i + v * N;
-      put(WordsOf(x0, v), 0, at);
-      put(WordsOf(x1, v), 1, at);
-      put(WordsOf(x2, v), 2, at);
-      put(WordsOf(x3, v), 3, at);
-    }
+    WithBatches<kB>([&](auto... x) __attribute__((always_inline)) {
+      PhiloxThreads(s, t0 + i, lanes, x...);
+      ForEachWordVector(
+          [&](size_t v, VU32 w0, VU32 w1, VU32 w2, VU32 w3) __attribute__((always_inline)) {
+            const uint64_t at = i + v * N;
+            put(w0, 0, at);
+            put(w1, 1, at);
+            put(w2, 2, at);
+            put(w3, 3, at);
+          },
+          0, x...);
+    });
     i += kV * N;
   };
   while (i + kRowGroup * N <= counts[0]) group(std::integral_constant<size_t, kRowGroup>());

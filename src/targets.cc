@@ -6,12 +6,12 @@
 // use). A bad environment name leaves no valid index and remembers why, so
 // every fill fails with that reason until SetTarget() picks a valid one.
 //
-// Small fills: a fill of at most one 256-bit vector of Philox blocks (32
-// words) runs faster on AVX2 than on AVX-512, whose vector computes 16 blocks
-// where at most 8 are needed (a 16-element uniform call, CLI --repeat: Zen 4
-// 75 against 92 ns; at 64 words AVX-512 wins again: benchmarks/RESULTS.md,
-// 2026-11-25 "small fills"). Every target gives the same bits, so only the
-// automatic choice does this; a forced target runs every fill.
+// Small fills: a fill of at most one 8-lane vector of Philox blocks (32
+// words) runs on an 8-lane target (AVX2) when the active one is wider
+// (AVX-512): the wide vector computes 16 blocks where at most 8 are needed,
+// and its longer start-up is not paid back (benchmarks/RESULTS.md, "Small
+// fills", gives the crossover). Every target gives the same bits, so only
+// the automatic choice does this; a forced target runs every fill.
 //
 // One CPU feature beyond Highway's targets is read here too: AVX512_BF16,
 // whose bfloat16 pack the AVX3 kernels use where the fill allows

@@ -43,17 +43,13 @@ namespace randtensor {
 namespace detail {
 namespace {
 
-// Task sizes, from measured costs (randtensor_bench scaling/, 16-vCPU Xeon;
-// benchmarks/RESULTS.md, "Thread scaling behind the task sizes"). Up to
-// kInlineElements, or with one thread, one task on the caller: a 256 KiB
-// fill cut for 16 threads ran 1.5x faster when the workers were still
-// spinning from the last call, but 0.64-0.79x when they were asleep (waking
-// them costs the caller more than the fill), and a program that fills now
-// and then finds them asleep. Above it, about kTasksPerThread tasks per
-// thread, so that a helper that wakes late still finds work and the caller
-// never waits long for a straggler (4 MiB on 16 threads: 10.2x one thread's
-// rate hot, 5.4x cold, against 8.5x and 4.8x with one 64 Ki task per
-// thread), but none below kMinTaskElements (a task's hand-off costs well
+// Task sizes (benchmarks/RESULTS.md, "Thread scaling behind the task
+// sizes", has the measurements). Up to kInlineElements, or with one thread,
+// one task on the caller: waking sleeping workers costs the caller more than
+// such a fill, and a program that fills now and then finds them asleep.
+// Above it, about kTasksPerThread tasks per thread, so that a helper that
+// wakes late still finds work and the caller never waits long for a
+// straggler, but none below kMinTaskElements (a task's hand-off costs well
 // under a microsecond).
 constexpr uint64_t kInlineElements = uint64_t{1} << 16;   // 256 KiB of UINT32
 constexpr uint64_t kMinTaskElements = uint64_t{1} << 14;  // 64 KiB of UINT32

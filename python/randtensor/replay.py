@@ -73,11 +73,11 @@ def _philox_offset(philox_offset, offset):
     """philox_offset, or the value of the deprecated spelling offset=."""
     if offset is None:
         return philox_offset
+    if philox_offset != 0:
+        raise TypeError("give philox_offset or offset (its deprecated spelling), not both")
     warnings.warn("randtensor.replay.torch_cuda: offset= is deprecated, pass philox_offset= "
                   "(PyTorch's Philox offset; randtensor.fill's offset= counts elements)",
                   DeprecationWarning, stacklevel=3)
-    if philox_offset != 0:
-        raise TypeError("give philox_offset or offset (its deprecated spelling), not both")
     return offset
 
 

@@ -477,13 +477,21 @@ def test_added_distributions_and_random_overloads_match_an_h100():
     assert not problems, "\n".join(problems)
 
 
-def test_huge_pages_never_change_values():
+def test_first_touch_advice_never_changes_values():
+    """20 MiB fills (past the advice threshold) with and without huge pages,
+    on one thread (pages faulted in before the fill) and on two."""
     values = []
-    for huge in (False, True):
-        with rt.installed(huge_pages=huge):
-            torch.manual_seed(8)
-            values.append(torch.rand(5 << 20))  # 20 MiB: past the advice threshold
-    assert torch.equal(values[0], values[1])
+    threads = torch.get_num_threads()
+    try:
+        for huge in (False, True):
+            for n in (1, 2):
+                torch.set_num_threads(n)
+                with rt.installed(huge_pages=huge):
+                    torch.manual_seed(8)
+                    values.append(torch.rand(5 << 20))
+    finally:
+        torch.set_num_threads(threads)
+    assert all(torch.equal(values[0], v) for v in values[1:])
     with pytest.raises(TypeError, match="huge_pages"):
         rt.install(huge_pages="yes")
 

@@ -33,7 +33,7 @@ void FillStrided(const char* op, const at::Tensor& tensor, randtensor::DataType 
   desc.dtype = type;
   randtensor::Status status;
   if (tensor.is_contiguous()) {  // logical order is memory order: one packed row
-    PrepareFirstTouch(tensor.data_ptr(), static_cast<size_t>(count * element));
+    PrepareFirstTouch(tensor.data_ptr(), static_cast<size_t>(count * element), options.threads);
     desc.rank = 1;
     desc.sizes = &count;
     status = randtensor::Fill(desc, tensor.data_ptr(), static_cast<uint64_t>(count * element),

@@ -4,7 +4,10 @@
 // where the kernel grants them on request, take one fault per 2 MiB. Whether
 // that is faster depends on the host (a hypervisor may back huge pages
 // slowly; docs/torch.md, "Speed of the backend"), so it is the user's choice:
-// install(huge_pages=True).
+// install(huge_pages=True). A fill on one thread instead asks the kernel to
+// fault its pages in up front (MADV_POPULATE_WRITE, Linux 5.14+): one call
+// instead of a trap per page; with more threads, each faults its own part
+// in parallel as it writes.
 #ifndef RANDTENSOR_TORCH_FIRST_TOUCH_H_
 #define RANDTENSOR_TORCH_FIRST_TOUCH_H_
 
@@ -14,10 +17,12 @@ namespace randtensor_torch {
 
 void SetHugePages(bool ask);
 
-// Before the first write of `bytes` at `data` (16 MiB or more): asks for
-// huge pages over its 2 MiB-aligned part when SetHugePages(true). Advice
-// only: memory in place is unchanged, and values never depend on it.
-void PrepareFirstTouch(void* data, size_t bytes);
+// Before a fill of `bytes` at `data` (16 MiB or more) on `threads` threads:
+// asks for huge pages over its 2 MiB-aligned part when SetHugePages(true),
+// and on one thread has its whole pages faulted in. Advice only: memory in
+// place is unchanged, values never depend on it, and a kernel without the
+// advice ignores it.
+void PrepareFirstTouch(void* data, size_t bytes, unsigned threads);
 
 }  // namespace randtensor_torch
 

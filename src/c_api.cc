@@ -101,9 +101,7 @@ FillOptions ToFillOptions(const randtensor_fill_options* options) {
       out.distribution.mean = d.mean;
       out.distribution.std = d.std;
       break;
-    case DistributionKind::kBernoulli:
-      out.distribution.p = d.p;
-      break;
+    case DistributionKind::kBernoulli: out.distribution.p = d.p; break;
     default: break;
   }
   out.distribution.int_low = d.int_low;
@@ -236,8 +234,7 @@ randtensor_status randtensor_torch_cuda_state(uint64_t seed, uint64_t philox_off
   return randtensor::Report(status);
 }
 
-randtensor_status randtensor_torch_cuda_offset(const uint32_t state[6],
-                                               uint64_t* philox_offset) {
+randtensor_status randtensor_torch_cuda_offset(const uint32_t state[6], uint64_t* philox_offset) {
   if (state == nullptr) return randtensor::NullArgument("state");
   randtensor::PhiloxState s;
   std::memcpy(s.words, state, sizeof s.words);

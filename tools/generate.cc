@@ -77,16 +77,18 @@ bool IsPacked(const GenerateArgs& args) {
 // a single buffer or a single writer.
 void CheckMpiArgs(const GenerateArgs& args) {
   if (args.strides.has_value() || args.total_bytes.has_value()) {
-    Fail(kExitUsage, "under mpirun generate writes packed tensors only: --strides and "
-                     "--total-bytes are not supported");
+    Fail(kExitUsage,
+         "under mpirun generate writes packed tensors only: --strides and "
+         "--total-bytes are not supported");
   }
   if (args.repeat != 0) Fail(kExitUsage, "under mpirun --repeat is not supported");
   if (args.order != randtensor::ElementOrder::kStream) {
     Fail(kExitUsage, "under mpirun --order torch-cuda is not supported (run one process)");
   }
   if (args.out == "-") {
-    Fail(kExitUsage, "under mpirun --out - is not supported: the ranks write one shared file "
-                     "(give --out FILE)");
+    Fail(kExitUsage,
+         "under mpirun --out - is not supported: the ranks write one shared file "
+         "(give --out FILE)");
   }
 }
 
@@ -152,10 +154,13 @@ GenerateResult RunGenerate(const GenerateArgs& args) {
     // the pad byte first leaves exactly the padding with that value.
     Buffer buffer(generator.total_bytes());
     std::memset(buffer.data(), args.pad_byte, buffer.size());
-    FillAndTime(args, [&](PhiloxState* out, randtensor::FillInfo* info) {
-      options.info = info;
-      return generator.Execute(buffer.data(), args.state, out, options);
-    }, &result);
+    FillAndTime(
+        args,
+        [&](PhiloxState* out, randtensor::FillInfo* info) {
+          options.info = info;
+          return generator.Execute(buffer.data(), args.state, out, options);
+        },
+        &result);
     if (args.out.has_value()) WriteOutput(args, buffer);
     return result;
   }
@@ -173,19 +178,21 @@ GenerateResult RunGenerate(const GenerateArgs& args) {
   if (!status.ok()) Fail(kExitUsage, status.message());
   if (args.total_bytes.has_value()) {
     if (*args.total_bytes < bytes) {
-      Fail(kExitUsage, "--total-bytes " + std::to_string(*args.total_bytes) +
-                           " is less than the " + std::to_string(bytes) +
-                           " bytes the layout spans");
+      Fail(kExitUsage, "--total-bytes " + std::to_string(*args.total_bytes) + " is less than the " +
+                           std::to_string(bytes) + " bytes the layout spans");
     }
     bytes = *args.total_bytes;
   }
   if (IsPacked(args)) return RunPacked(args, options, bytes);
   Buffer buffer(bytes);
   std::memset(buffer.data(), args.pad_byte, buffer.size());
-  FillAndTime(args, [&](PhiloxState* out, randtensor::FillInfo* info) {
-    options.info = info;
-    return randtensor::Fill(desc, buffer.data(), bytes, args.state, out, options);
-  }, &result);
+  FillAndTime(
+      args,
+      [&](PhiloxState* out, randtensor::FillInfo* info) {
+        options.info = info;
+        return randtensor::Fill(desc, buffer.data(), bytes, args.state, out, options);
+      },
+      &result);
   if (args.out.has_value()) WriteOutput(args, buffer);
   return result;
 }

@@ -30,7 +30,6 @@ constexpr DtypeInfo kDtypes[] = {
     {"int64", randtensor::DataType::kInt64, 8, "<i8"},
 };
 
-
 // --state (six words) or --seed (PhiloxState::FromSeed); default --seed 0.
 PhiloxState ParseInputState(const Options& options) {
   if (options.Has("--state") && options.Has("--seed")) {
@@ -96,9 +95,9 @@ void ParseDistribution(const Options& options, GenerateArgs* args) {
     dtype = "int64";
     allowed = {"--low", "--high"};
     if (!options.Has("--high")) Fail(kExitUsage, "--dist integers needs --high");
-    args->distribution = Distribution::Integers(
-        options.Has("--low") ? ParseInt64("--low", options.Get("--low")) : 0,
-        ParseInt64("--high", options.Get("--high")));
+    args->distribution =
+        Distribution::Integers(options.Has("--low") ? ParseInt64("--low", options.Get("--low")) : 0,
+                               ParseInt64("--high", options.Get("--high")));
   } else {
     Fail(kExitUsage, "--dist: '" + dist +
                          "' is not a distribution (bits, uniform, normal, bernoulli, integers)");
@@ -137,12 +136,13 @@ uint64_t ElementCount(const std::vector<uint32_t>& sizes) {
 
 // The arguments of `generate`, or nothing when they ask for --help.
 std::optional<GenerateArgs> ParseGenerateArgs(const std::vector<std::string>& words) {
-  const Options options(words, {"--sizes", "--strides", "--total-bytes", "--state", "--seed",
-                                "--threads", "--target", "--out", "--format", "--pad-byte",
-                                "--repeat", "--dist", "--dtype", "--low", "--high", "--mean",
-                                "--std", "--p", "--offset", "--philox-offset", "--chunk-bytes",
-                                "--order", "--gpu", "--sm-count", "--threads-per-sm"},
-                        {"--quiet"});
+  const Options options(
+      words, {"--sizes",       "--strides", "--total-bytes", "--state",    "--seed",
+              "--threads",     "--target",  "--out",         "--format",   "--pad-byte",
+              "--repeat",      "--dist",    "--dtype",       "--low",      "--high",
+              "--mean",        "--std",     "--p",           "--offset",   "--philox-offset",
+              "--chunk-bytes", "--order",   "--gpu",         "--sm-count", "--threads-per-sm"},
+      {"--quiet"});
   if (options.help()) return std::nullopt;
   GenerateArgs args;
   if (!options.Has("--sizes")) Fail(kExitUsage, "generate needs --sizes");

@@ -41,12 +41,12 @@ struct GenerateArgs {
   std::optional<std::string> out;
   OutputFormat format = OutputFormat::kRaw;
   uint8_t pad_byte = 0;
-  uint32_t repeat = 0;                          // 0: no timing
+  uint32_t repeat = 0;                           // 0: no timing
   const DtypeInfo* dtype = FindDtype("uint32");  // --dtype
-  randtensor::Distribution distribution;        // --dist and its parameters
-  uint64_t offset = 0;                          // --offset: the first stream element
-  uint64_t chunk_bytes = kDefaultChunkBytes;    // --chunk-bytes
-  bool quiet = false;                           // --quiet
+  randtensor::Distribution distribution;         // --dist and its parameters
+  uint64_t offset = 0;                           // --offset: the first stream element
+  uint64_t chunk_bytes = kDefaultChunkBytes;     // --chunk-bytes
+  bool quiet = false;                            // --quiet
   // --order torch-cuda: PyTorch's CUDA element order on this GPU (replay.h).
   // The generator's Philox offset (--philox-offset) is folded into `state`,
   // and `offset` stays 0.

@@ -28,23 +28,26 @@ constexpr uint64_t kGeometryFreeElements = 40960;
 // there (deprecated).
 void ParseOrder(const Options& options, GenerateArgs* args) {
   const std::string order = options.Has("--order") ? options.Get("--order") : "stream";
-  const bool has_gpu = options.Has("--gpu") || options.Has("--sm-count") ||
-                       options.Has("--threads-per-sm");
+  const bool has_gpu =
+      options.Has("--gpu") || options.Has("--sm-count") || options.Has("--threads-per-sm");
   if (order == "stream" || order == "curand-host") {
     if (has_gpu) Fail(kExitUsage, "--gpu, --sm-count and --threads-per-sm need --order torch-cuda");
     if (order == "curand-host" && options.Has("--state")) {
-      Fail(kExitUsage, "--order curand-host takes --seed and --offset (outputs to skip), not "
-                       "--state");
+      Fail(kExitUsage,
+           "--order curand-host takes --seed and --offset (outputs to skip), not "
+           "--state");
     }
     if (options.Has("--philox-offset")) {
-      Fail(kExitUsage, "--philox-offset is the offset of PyTorch's CUDA generator: it needs "
-                       "--order torch-cuda (--offset K starts at stream element K)");
+      Fail(kExitUsage,
+           "--philox-offset is the offset of PyTorch's CUDA generator: it needs "
+           "--order torch-cuda (--offset K starts at stream element K)");
     }
     args->curand_host = order == "curand-host";
     return;
   }
   if (order != "torch-cuda") {
-    Fail(kExitUsage, "--order: '" + order + "' is not an order (stream, torch-cuda or curand-host)");
+    Fail(kExitUsage,
+         "--order: '" + order + "' is not an order (stream, torch-cuda or curand-host)");
   }
   args->order = randtensor::ElementOrder::kTorchCuda;
   if (options.Has("--gpu")) {
@@ -63,8 +66,8 @@ void ParseOrder(const Options& options, GenerateArgs* args) {
   } else if (options.Has("--sm-count") != options.Has("--threads-per-sm")) {
     Fail(kExitUsage, "--sm-count and --threads-per-sm go together");
   } else if (options.Has("--sm-count")) {
-    args->gpu.sm_count = static_cast<int32_t>(
-        ParseNumber("--sm-count", options.Get("--sm-count"), INT32_MAX));
+    args->gpu.sm_count =
+        static_cast<int32_t>(ParseNumber("--sm-count", options.Get("--sm-count"), INT32_MAX));
     args->gpu.threads_per_sm = static_cast<int32_t>(
         ParseNumber("--threads-per-sm", options.Get("--threads-per-sm"), INT32_MAX));
   } else if (ElementCount(args->sizes) > kGeometryFreeElements) {
@@ -74,15 +77,17 @@ void ParseOrder(const Options& options, GenerateArgs* args) {
                          "--sm-count N --threads-per-sm M");
   }
   if (options.Has("--state")) {
-    Fail(kExitUsage, "--order torch-cuda takes --seed and --philox-offset (the CUDA "
-                     "generator's state), not --state");
+    Fail(kExitUsage,
+         "--order torch-cuda takes --seed and --philox-offset (the CUDA "
+         "generator's state), not --state");
   }
   const uint64_t seed = static_cast<uint64_t>(args->state.words[4]) |
                         static_cast<uint64_t>(args->state.words[5]) << 32;
   const bool deprecated = options.Has("--offset");
   if (deprecated && options.Has("--philox-offset")) {
-    Fail(kExitUsage, "give --philox-offset or --offset (its deprecated spelling under --order "
-                     "torch-cuda), not both");
+    Fail(kExitUsage,
+         "give --philox-offset or --offset (its deprecated spelling under --order "
+         "torch-cuda), not both");
   }
   const char* flag = deprecated ? "--offset" : "--philox-offset";
   uint64_t philox_offset = args->offset;  // --offset, already read
@@ -109,13 +114,14 @@ GenerateResult RunCurandHost(const GenerateArgs& args) {
              (t == randtensor::DataType::kFloat32 || t == randtensor::DataType::kFloat64)) {
     f = t == randtensor::DataType::kFloat32 ? F::kNormal : F::kNormalDouble;
   } else {
-    Fail(kExitUsage, "--order curand-host: cuRAND's host generator makes --dist bits (uint32), "
-                     "uniform (0, 1) or normal, float32 or float64");
+    Fail(kExitUsage,
+         "--order curand-host: cuRAND's host generator makes --dist bits (uint32), "
+         "uniform (0, 1) or normal, float32 or float64");
   }
-  if (args.strides.has_value() || args.total_bytes.has_value() || args.repeat != 0 ||
-      MpiActive()) {
-    Fail(kExitUsage, "--order curand-host writes packed outputs once: no --strides, "
-                     "--total-bytes, --repeat or mpirun");
+  if (args.strides.has_value() || args.total_bytes.has_value() || args.repeat != 0 || MpiActive()) {
+    Fail(kExitUsage,
+         "--order curand-host writes packed outputs once: no --strides, "
+         "--total-bytes, --repeat or mpirun");
   }
   const uint64_t n = ElementCount(args.sizes);
   Buffer buffer(n * static_cast<uint64_t>(args.dtype->size));
@@ -123,8 +129,8 @@ GenerateResult RunCurandHost(const GenerateArgs& args) {
   randtensor::CurandHostGenerator g;
   g.seed = uint64_t{args.state.words[4]} | uint64_t{args.state.words[5]} << 32;
   g.offset = args.offset;
-  const Status status = randtensor::CurandHostGenerate(&g, f, buffer.data(), n, d.mean, d.std,
-                                                       args.threads);
+  const Status status =
+      randtensor::CurandHostGenerate(&g, f, buffer.data(), n, d.mean, d.std, args.threads);
   if (!status.ok()) Fail(kExitUsage, status.message());
   result.curand = g;
   if (args.out.has_value()) WriteOutput(args, buffer);

@@ -19,8 +19,8 @@ void WriteRaw(const std::string& path, const Buffer& buffer) {
 // Calls visit(offset) with the element offset of every element, in logical
 // row-major order (last dimension fastest), by counting through the indices.
 template <typename Visit>
-void ForEachElementOffset(const std::vector<uint32_t>& sizes,
-                          const std::vector<uint64_t>& strides, const Visit& visit) {
+void ForEachElementOffset(const std::vector<uint32_t>& sizes, const std::vector<uint64_t>& strides,
+                          const Visit& visit) {
   std::vector<uint32_t> index(sizes.size(), 0);
   uint64_t offset = 0;
   for (uint64_t e = 0, count = ElementCount(sizes); e < count; ++e) {
@@ -82,13 +82,20 @@ std::string NpyHeader(const std::vector<uint32_t>& sizes, const char* descr) {
   for (uint32_t size : sizes) shape += std::to_string(size) + ", ";
   // Python's tuple syntax: "(7,)" for one dimension, "(3, 5)" for more.
   shape.resize(shape.size() - (sizes.size() == 1 ? 1 : 2));
-  std::string dict = std::string("{'descr': '") + descr + "', 'fortran_order': False, 'shape': (" +
-                     shape + "), }";
+  std::string dict =
+      std::string("{'descr': '") + descr + "', 'fortran_order': False, 'shape': (" + shape + "), }";
   constexpr size_t kPreamble = 10;  // magic (6), version (2), header length (2)
   dict.append((64 - (kPreamble + dict.size() + 1) % 64) % 64, ' ');
   dict += '\n';
   const size_t length = dict.size();  // < 65536: eight 10-digit sizes at most
-  const char preamble[kPreamble] = {'\x93', 'N', 'U', 'M', 'P', 'Y', 1, 0,
+  const char preamble[kPreamble] = {'\x93',
+                                    'N',
+                                    'U',
+                                    'M',
+                                    'P',
+                                    'Y',
+                                    1,
+                                    0,
                                     static_cast<char>(length & 0xFF),
                                     static_cast<char>(length >> 8)};
   return std::string(preamble, kPreamble) + dict;

@@ -25,8 +25,8 @@ double MedianSeconds(uint32_t repeat, const Call& call) {
   const auto probe = Clock::now();
   call();
   const double one = std::max(since(probe), 1e-9);
-  const uint32_t batch = static_cast<uint32_t>(
-      std::min<double>(repeat, std::max(1.0, std::ceil(20e-6 / one))));
+  const uint32_t batch =
+      static_cast<uint32_t>(std::min<double>(repeat, std::max(1.0, std::ceil(20e-6 / one))));
   std::vector<double> seconds(std::max<uint32_t>(1, repeat / batch));
   for (double& s : seconds) {
     const auto start = Clock::now();

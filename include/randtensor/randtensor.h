@@ -197,8 +197,7 @@ RANDTENSOR_API randtensor_status randtensor_fill_ex(
  * and back: the Philox offset of a state (counter words 2-3 zero). The
  * Philox offset is PyTorch's (torch.cuda's get_offset): 4 * the Philox
  * blocks used, a multiple of 4; options->element_offset counts elements. */
-RANDTENSOR_API randtensor_status randtensor_torch_cuda_state(uint64_t seed,
-                                                             uint64_t philox_offset,
+RANDTENSOR_API randtensor_status randtensor_torch_cuda_state(uint64_t seed, uint64_t philox_offset,
                                                              uint32_t state[6]);
 RANDTENSOR_API randtensor_status randtensor_torch_cuda_offset(const uint32_t state[6],
                                                               uint64_t* philox_offset);

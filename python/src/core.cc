@@ -220,13 +220,13 @@ py::array_t<uint32_t> FillNdarray(py::handle object, const StateWords& words,
     region.global_sizes = global.data();
     region.start = start.data();
   }
-  return FillWithoutGil(words, element_offset, threads, dist, order,
-                        [&](const PhiloxState& in, PhiloxState* out,
-                            const randtensor::FillOptions& options) {
-    randtensor::FillOptions with_region = options;
-    if (region_arg.has_value()) with_region.region = &region;
-    return randtensor::Fill(desc, data, buffer_bytes, in, out, with_region);
-  });
+  return FillWithoutGil(
+      words, element_offset, threads, dist, order,
+      [&](const PhiloxState& in, PhiloxState* out, const randtensor::FillOptions& options) {
+        randtensor::FillOptions with_region = options;
+        if (region_arg.has_value()) with_region.region = &region;
+        return randtensor::Fill(desc, data, buffer_bytes, in, out, with_region);
+      });
 }
 
 // ---------------------------------------------------------------------------
@@ -271,11 +271,11 @@ py::array_t<uint32_t> FillDLPack(py::handle capsule, const StateWords& words,
                                  uint64_t element_offset, uint32_t threads,
                                  const Distribution& dist, const OrderArg& order) {
   const ConsumedDLTensor consumed(capsule);  // outlives the GIL release below
-  return FillWithoutGil(words, element_offset, threads, dist, order,
-                        [&](const PhiloxState& in, PhiloxState* out,
-                            const randtensor::FillOptions& options) {
-    return randtensor::FillDLTensor(consumed.tensor(), in, out, options);
-  });
+  return FillWithoutGil(
+      words, element_offset, threads, dist, order,
+      [&](const PhiloxState& in, PhiloxState* out, const randtensor::FillOptions& options) {
+        return randtensor::FillDLTensor(consumed.tensor(), in, out, options);
+      });
 }
 
 // ---------------------------------------------------------------------------

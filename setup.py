@@ -10,7 +10,12 @@ from python/randtensor/. With Debian's setuptools, skip build isolation:
 
 Environment: CMAKE_BUILD_PARALLEL_LEVEL (default: all CPUs), CMAKE_ARGS
 (extra -D options, space-separated), RANDTENSOR_CMAKE_BUILD_DIR (a build
-directory of this setup.py's own to reuse between installs).
+directory of this setup.py's own to reuse between installs), and
+RANDTENSOR_CMAKE_CONFIGURED=1: RANDTENSOR_CMAKE_BUILD_DIR is a build of the
+project configured already, with the Python module for this interpreter (as
+scripts/test.sh's is): its module targets are built there, as they are, and
+nothing is configured (tests/python_package_test.sh installs the suite's own
+build that way).
 """
 
 import os
@@ -36,28 +41,53 @@ def project_version():
     return match.group(1)
 
 
+def configure(build_dir):
+    """Configures the project in build_dir for this interpreter, the module
+    (and its PyTorch backend) only."""
+    os.makedirs(build_dir, exist_ok=True)
+    subprocess.run([
+        "cmake", "-S", ROOT, "-B", build_dir,
+        "-DCMAKE_BUILD_TYPE=Release",
+        f"-DPython3_EXECUTABLE={sys.executable}",
+        # Only the module: ON makes a missing dependency (NumPy for this
+        # interpreter, pybind11, python3-dev) a configure error naming it.
+        "-DRANDTENSOR_BUILD_PYTHON=ON",
+        "-DRANDTENSOR_BUILD_TESTS=OFF", "-DRANDTENSOR_BUILD_BENCHMARKS=OFF",
+        "-DRANDTENSOR_BUILD_STATS=OFF", "-DRANDTENSOR_BUILD_MPI=OFF",
+        "-DRANDTENSOR_BUILD_TOOLS=OFF", "-DRANDTENSOR_BUILD_SHARED=OFF",
+        "-DRANDTENSOR_INSTALL=OFF",
+    ] + shlex.split(os.environ.get("CMAKE_ARGS", "")), check=True)
+
+
+def check_configured(build_dir):
+    """A build directory configured elsewhere must be of this source tree (the
+    package's Python files come from here) and for this interpreter (another
+    one's extension would not import)."""
+    cache = os.path.join(build_dir, "CMakeCache.txt")
+    if not os.path.isfile(cache):
+        raise RuntimeError(f"RANDTENSOR_CMAKE_CONFIGURED=1: no CMakeCache.txt in {build_dir}")
+    with open(cache, encoding="utf-8") as f:
+        text = f.read()
+    for name, want in [("CMAKE_HOME_DIRECTORY", ROOT), ("Python3_EXECUTABLE", sys.executable)]:
+        match = re.search(rf"^{name}:[A-Z]+=(.*)$", text, re.MULTILINE)
+        found = match.group(1) if match else "nothing"
+        if match is None or os.path.realpath(found) != os.path.realpath(want):
+            raise RuntimeError(f"RANDTENSOR_CMAKE_CONFIGURED=1: {build_dir} is configured with "
+                               f"{name}={found}, not {want}")
+
+
 class CMakeBuild(build_ext):
-    """Configures the project for this interpreter and builds randtensor._core
-    (and randtensor.torch's backend where libtorch is installed)."""
+    """Builds randtensor._core (and randtensor.torch's backend where libtorch
+    is installed) with CMake, configured for this interpreter."""
 
     def build_extension(self, ext):
         build_dir = os.environ.get("RANDTENSOR_CMAKE_BUILD_DIR") or os.path.join(
             os.path.abspath(self.build_temp), "cmake")
-        os.makedirs(build_dir, exist_ok=True)
-        configure = [
-            "cmake", "-S", ROOT, "-B", build_dir,
-            "-DCMAKE_BUILD_TYPE=Release",
-            f"-DPython3_EXECUTABLE={sys.executable}",
-            # Only the module: ON makes a missing dependency (NumPy for this
-            # interpreter, pybind11, python3-dev) a configure error naming it.
-            "-DRANDTENSOR_BUILD_PYTHON=ON",
-            "-DRANDTENSOR_BUILD_TESTS=OFF", "-DRANDTENSOR_BUILD_BENCHMARKS=OFF",
-            "-DRANDTENSOR_BUILD_STATS=OFF", "-DRANDTENSOR_BUILD_MPI=OFF",
-            "-DRANDTENSOR_BUILD_TOOLS=OFF", "-DRANDTENSOR_BUILD_SHARED=OFF",
-            "-DRANDTENSOR_INSTALL=OFF",
-        ] + shlex.split(os.environ.get("CMAKE_ARGS", ""))
         jobs = os.environ.get("CMAKE_BUILD_PARALLEL_LEVEL") or str(os.cpu_count() or 1)
-        subprocess.run(configure, check=True)
+        if os.environ.get("RANDTENSOR_CMAKE_CONFIGURED") == "1":
+            check_configured(build_dir)
+        else:
+            configure(build_dir)
         subprocess.run(["cmake", "--build", build_dir, "--target", "randtensor_python",
                         "--parallel", jobs], check=True)
         suffix = sysconfig.get_config_var("EXT_SUFFIX")

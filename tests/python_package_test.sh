@@ -7,16 +7,22 @@
 #   2. configuring the module for an interpreter without NumPy fails at
 #      configure time and says so.
 #
-#   tests/python_package_test.sh REPO_ROOT [PYTHON]   (PYTHON: default python3)
+#   tests/python_package_test.sh REPO_ROOT [PYTHON [BUILD_DIR]]   (PYTHON: default python3)
 #
+# Without BUILD_DIR, pip's build configures and compiles the module from
+# scratch (the library's kernels and the backend's PyTorch headers: minutes on
+# 2 cores). With it (a build of the project configured for PYTHON, with the
+# module built: the suite's own), setup.py builds the module's targets there
+# as they are (RANDTENSOR_CMAKE_CONFIGURED) and packages what it finds.
 # Installs into a temporary --target directory (nothing outside it changes,
 # apart from setuptools' files under REPO_ROOT/build/pip). Needs pip,
 # setuptools and wheel for PYTHON (python3-pip, python3-setuptools,
-# python3-wheel). A fresh build of the module: about 2 minutes on 2 cores.
+# python3-wheel).
 set -euo pipefail
 
 root=$(cd "$1" && pwd)
 python=${2:-python3}
+build=${3:+$(cd "$3" && pwd)}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -26,7 +32,11 @@ if ! "$python" -m pip --version >/dev/null 2>&1; then
 fi
 
 # 1. Install, then import from a directory that is not the source tree.
-export RANDTENSOR_CMAKE_BUILD_DIR="$tmp/cmake"
+if [ -n "$build" ]; then
+  export RANDTENSOR_CMAKE_BUILD_DIR="$build" RANDTENSOR_CMAKE_CONFIGURED=1
+else
+  export RANDTENSOR_CMAKE_BUILD_DIR="$tmp/cmake"
+fi
 export CMAKE_BUILD_PARALLEL_LEVEL=${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc)}
 "$python" -m pip install --quiet --root-user-action=ignore --no-build-isolation --no-deps --no-index \
   --target "$tmp/site" "$root"

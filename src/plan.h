@@ -49,9 +49,11 @@ struct Plan {
   ParallelFor parallel_for;    // empty: the library's pool
   uint64_t task_elements = 0;  // FillOptions::task_elements
 
-  // A GPU element order (replay.h; PlanReplay): PyTorch's grid of
-  // grid_threads threads, each drawing `calls` Philox blocks.
+  // A GPU element order (replay.h; PlanReplay) on the GPU `gpu`: PyTorch's
+  // grid of grid_threads threads (of the first launch: a tensor past 31-bit
+  // byte offsets takes several), drawing `calls` Philox blocks in all.
   ElementOrder order = ElementOrder::kStream;
+  GpuGeometry gpu = {};
   uint64_t grid_threads = 0;
   uint64_t calls = 0;
 };

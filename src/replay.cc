@@ -92,6 +92,39 @@ Status TorchCudaThreads(uint64_t count, const GpuGeometry& gpu, uint64_t* thread
 }
 
 namespace detail {
+namespace {
+
+// One kernel launch of PyTorch's distribution_nullary_kernel: elements
+// [first, first + count) of the tensor, on a grid of `threads` threads that
+// each draw `calls` Philox blocks.
+struct Launch {
+  uint64_t first, count, threads, calls;
+};
+
+// PyTorch launches a tensor whose byte offsets need more than 31 bits as
+// parts that fit (TensorIterator::with_32bit_indexing: split in half, the
+// first half before the second, each split again until it fits), one launch
+// each, each starting at the generator offset the previous one left.
+template <typename F>
+void ForEachLaunch(GenerateKind kind, const GpuGeometry& gpu, uint64_t first, uint64_t count,
+                   F&& f) {
+  if (count == 0) return;
+  const uint64_t size = static_cast<uint64_t>(ElementBytes(kind));
+  if ((count - 1) * size + 1 > 0x7FFFFFFFu) {
+    const uint64_t half = count / 2;
+    ForEachLaunch(kind, gpu, first, half, f);
+    ForEachLaunch(kind, gpu, first + half, count - half, f);
+    return;
+  }
+  Launch launch{first, count, 0, 0};
+  // The geometry was checked: this cannot fail.
+  (void)TorchCudaThreads(count, gpu, &launch.threads);
+  const uint64_t per_call = launch.threads * (4 / static_cast<uint64_t>(WordsPerElement(kind)));
+  launch.calls = (count - 1) / per_call + 1;
+  f(launch);
+}
+
+}  // namespace
 
 Status PlanReplay(const Layout& layout, GenerateKind kind, const FillOptions& options,
                   Plan* plan) noexcept {
@@ -117,20 +150,15 @@ Status PlanReplay(const Layout& layout, GenerateKind kind, const FillOptions& op
                          "strides: order torch_cuda replays packed row-major tensors only "
                          "(PyTorch's CUDA order of other layouts is not modelled)");
   }
-  const uint64_t size = static_cast<uint64_t>(ElementBytes(kind));
-  if (n != 0 && (n - 1) * size + 1 > 0x7FFFFFFFu) {
-    return Status::Error(StatusCode::kUnsupported,
-                         "%llu elements of %llu bytes: beyond 2^31 - 1 bytes PyTorch splits "
-                         "the launch into 32-bit-indexed parts, which order torch_cuda does "
-                         "not replay",
-                         static_cast<unsigned long long>(n), static_cast<unsigned long long>(size));
-  }
   uint64_t g = 0;
-  Status status = TorchCudaThreads(n, options.gpu, &g);
+  Status status = TorchCudaThreads(n, options.gpu, &g);  // checks the geometry
   if (!status.ok()) return status;
-  const uint64_t per_call = g * (4 / static_cast<uint64_t>(WordsPerElement(kind)));
+  plan->gpu = options.gpu;
   plan->grid_threads = g;
-  plan->calls = n == 0 ? 0 : (n - 1) / per_call + 1;
+  plan->calls = 0;
+  ForEachLaunch(kind, options.gpu, 0, n, [&](const Launch& launch) {
+    plan->calls += launch.calls;
+  });
   return Status();
 }
 
@@ -145,7 +173,8 @@ struct ReplayJob {
   // point into the calling thread's cache, which a host pool's hook may
   // replace by filling something else on that thread first.
   KindParams params;
-  PhiloxState state;
+  PhiloxState state;  // the launch's
+  char* origin;       // the launch's first element
   uint64_t n, g, u, task_threads, tasks_per_call;
   bool streaming;
 };
@@ -186,7 +215,7 @@ void RunReplayTask(void* context, uint32_t index) {
     counts[j] = row >= job.n ? 0 : job.n - row < threads ? job.n - row : threads;
   }
   const int size = ElementBytes(plan.kind);
-  char* dst = plan.origin + (call * job.u * job.g + t0) * static_cast<uint64_t>(size);
+  char* dst = job.origin + (call * job.u * job.g + t0) * static_cast<uint64_t>(size);
   const GenerateKernels& k = plan.kernels->Generate(plan.kind);
   if (k.replay_rows != nullptr) {
     k.replay_rows(s, t0, counts, dst, job.g, job.streaming);
@@ -213,35 +242,45 @@ void ReplayTensor(const Plan& plan, const PhiloxState& state, FillInfo* info) no
   ReplayJob job;
   job.plan = &plan;
   job.params = *plan.params;
-  job.state = state;
-  job.n = plan.layout->count;
-  job.g = plan.grid_threads;
   job.u = 4 / static_cast<uint64_t>(WordsPerElement(plan.kind));
-  // Tasks own whole 256-thread blocks of one call: one per thread of the
-  // fill, but at least kMinTaskThreads, 4x the Philox blocks of the stream
-  // writer's smallest task: a replay of up to 64 Ki elements (one block
-  // each) runs inline like a stream fill of that size, where waking the
-  // pool would cost more than the work. task_elements: tests prove that the
-  // cut never changes values.
-  uint64_t per_task = plan.task_elements / job.u;
-  if (plan.task_elements == 0) {
-    per_task = (job.g + plan.threads - 1) / plan.threads;
-    if (per_task < kMinTaskThreads) per_task = kMinTaskThreads;
-  }
-  per_task = (per_task + 255) / 256 * 256;
-  if (per_task == 0) per_task = 256;
-  job.task_threads = per_task < job.g ? per_task : job.g;
-  job.tasks_per_call = (job.g - 1) / job.task_threads + 1;
+  const int size = ElementBytes(plan.kind);
   const bool rows = plan.kernels->Generate(plan.kind).replay_rows != nullptr;
-  // Rows of a call are g elements apart, g a multiple of 256: with the
-  // origin on a vector boundary, every whole vector store is aligned.
-  job.streaming = rows && plan.streaming && reinterpret_cast<uintptr_t>(plan.origin) % 64 == 0;
-  const uint64_t tasks = plan.calls * job.tasks_per_call;
-  RunTasks(plan.parallel_for, static_cast<uint32_t>(tasks), plan.threads, RunReplayTask, &job);
+  uint64_t tasks = 0, calls_before = 0;
+  bool streaming = false;
+  ForEachLaunch(plan.kind, plan.gpu, 0, plan.layout->count, [&](const Launch& launch) {
+    job.state = philox::AdvanceBlocks(state, calls_before);
+    job.origin = plan.origin + launch.first * static_cast<uint64_t>(size);
+    job.n = launch.count;
+    job.g = launch.threads;
+    calls_before += launch.calls;
+    // Tasks own whole 256-thread blocks of one call: one per thread of the
+    // fill, but at least kMinTaskThreads, 4x the Philox blocks of the stream
+    // writer's smallest task: a replay of up to 64 Ki elements (one block
+    // each) runs inline like a stream fill of that size, where waking the
+    // pool would cost more than the work. task_elements: tests prove that
+    // the cut never changes values.
+    uint64_t per_task = plan.task_elements / job.u;
+    if (plan.task_elements == 0) {
+      per_task = (job.g + plan.threads - 1) / plan.threads;
+      if (per_task < kMinTaskThreads) per_task = kMinTaskThreads;
+    }
+    per_task = (per_task + 255) / 256 * 256;
+    if (per_task == 0) per_task = 256;
+    job.task_threads = per_task < job.g ? per_task : job.g;
+    job.tasks_per_call = (job.g - 1) / job.task_threads + 1;
+    // Rows of a call are g elements apart, g a multiple of 256: with the
+    // origin on a vector boundary, every whole vector store is aligned.
+    job.streaming = rows && plan.streaming && reinterpret_cast<uintptr_t>(job.origin) % 64 == 0;
+    streaming = streaming || job.streaming;
+    const uint64_t launch_tasks = launch.calls * job.tasks_per_call;
+    tasks += launch_tasks;
+    RunTasks(plan.parallel_for, static_cast<uint32_t>(launch_tasks), plan.threads, RunReplayTask,
+             &job);
+  });
   info->target = plan.kernels->name;
   info->lanes = plan.kernels->lanes;
   info->tasks = static_cast<uint32_t>(tasks);
-  info->streaming = job.streaming;
+  info->streaming = streaming;
   info->strategy = rows ? "torch_cuda rows" : "torch_cuda blocks";
 }
 

@@ -13,8 +13,8 @@ namespace randtensor {
 namespace detail {
 
 // Checks what a replay order needs (packed row-major, no element offset or
-// region, PyTorch's 32-bit indexing, the GPU geometry) and sets the plan's
-// order, grid and calls. Stream order: only records it.
+// region, the GPU geometry) and sets the plan's order, grid and calls (over
+// every launch PyTorch makes of the tensor). Stream order: only records it.
 Status PlanReplay(const Layout& layout, GenerateKind kind, const FillOptions& options,
                   Plan* plan) noexcept;
 

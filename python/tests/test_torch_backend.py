@@ -30,8 +30,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import philox_reference as ref  # noqa: E402
 
-RECORDED = os.path.join(HERE, os.pardir, os.pardir, "tests", "reference", "torch_cuda",
-                        "recorded")
+ROOT = os.path.join(HERE, os.pardir, os.pardir)
+RECORDED = os.path.join(ROOT, "tests", "reference", "torch_cuda", "recorded")
+BACKEND_RECORDED = os.path.join(ROOT, "tests", "reference", "torch_backend", "recorded")
 DT = {"float32": torch.float32, "float64": torch.float64, "float16": torch.float16,
       "bfloat16": torch.bfloat16, "int32": torch.int32, "int64": torch.int64,
       "uint8": torch.uint8, "bool": torch.bool, "int16": torch.int16, "int8": torch.int8}
@@ -475,6 +476,26 @@ def test_added_distributions_and_random_overloads_match_an_h100():
                 problems.append(f"{where}: {int(bad.sum())} values beyond tolerance, worst "
                                 f"{np.max(np.abs(got - want)[bad]):.3g}")
     assert not problems, "\n".join(problems)
+
+
+def test_tensors_past_31_bit_offsets_replay_pytorchs_split_launches():
+    """Past 2^31 - 1 bytes PyTorch CUDA launches a tensor in 32-bit-indexed
+    parts, each at the offset the previous left: the recorded GPU's values
+    (SHA-256 of 2 GiB each) and offsets, under the recording's geometry."""
+    sys.path.insert(0, os.path.join(ROOT, "tests", "reference", "torch_backend"))
+    import record_split_launches as split  # noqa: E402
+    with open(os.path.join(BACKEND_RECORDED, "split_launches.json")) as f:
+        data = json.load(f)
+    env = data["env"]
+    largest = max(c["n"] * torch.empty(0, dtype=split.DT[c["dtype"]]).element_size()
+                  for c in data["cases"])
+    buffer = torch.empty(largest, dtype=torch.uint8)
+    with rt.installed(order="torch_cuda", gpu=(env["sm_count"], env["threads_per_sm"])):
+        for case in data["cases"]:
+            torch.manual_seed(env["seed"])
+            x = split.fill(buffer, case["op"], case["dtype"], case["n"])
+            assert split.sha256(x) == case["sha256"], case
+            assert rt.get_offset() == case["offset_after"], case
 
 
 def test_first_touch_advice_never_changes_values():

@@ -96,32 +96,53 @@ namespace {
 
 // One kernel launch of PyTorch's distribution_nullary_kernel: elements
 // [first, first + count) of the tensor, on a grid of `threads` threads that
-// each draw `calls` Philox blocks.
+// each draw `calls` Philox blocks, starting `calls_before` blocks past the
+// generator's offset.
 struct Launch {
-  uint64_t first, count, threads, calls;
+  uint64_t first, count, threads, calls, calls_before;
 };
+
+bool FitsIn31Bits(GenerateKind kind, uint64_t count) {
+  return (count - 1) * static_cast<uint64_t>(ElementBytes(kind)) + 1 <= 0x7FFFFFFFu;
+}
+
+Launch LaunchOf(GenerateKind kind, const GpuGeometry& gpu, uint64_t first, uint64_t count) {
+  Launch launch{first, count, 0, 0, 0};
+  // PlanReplay checked the geometry: this cannot fail.
+  (void)TorchCudaThreads(count, gpu, &launch.threads);
+  const uint64_t per_call = launch.threads * (4 / static_cast<uint64_t>(WordsPerElement(kind)));
+  launch.calls = (count - 1) / per_call + 1;
+  return launch;
+}
+
+// The launches of elements [first, first + count), in order (see below).
+template <typename F>
+void ForEachPart(GenerateKind kind, const GpuGeometry& gpu, uint64_t first, uint64_t count,
+                 uint64_t* calls_before, F& f) {
+  if (!FitsIn31Bits(kind, count)) {
+    const uint64_t half = count / 2;
+    ForEachPart(kind, gpu, first, half, calls_before, f);
+    ForEachPart(kind, gpu, first + half, count - half, calls_before, f);
+    return;
+  }
+  Launch launch = LaunchOf(kind, gpu, first, count);
+  launch.calls_before = *calls_before;
+  *calls_before += launch.calls;
+  f(launch);
+}
 
 // PyTorch launches a tensor whose byte offsets need more than 31 bits as
 // parts that fit (TensorIterator::with_32bit_indexing: split in half, the
 // first half before the second, each split again until it fits), one launch
-// each, each starting at the generator offset the previous one left.
+// each, each starting at the generator offset the previous one left. Before
+// it splits, it has already taken the offset of the whole tensor as one
+// launch, which draws nothing: the first part starts that far in (as the
+// recorded offsets of record_split_launches.py show).
 template <typename F>
-void ForEachLaunch(GenerateKind kind, const GpuGeometry& gpu, uint64_t first, uint64_t count,
-                   F&& f) {
+void ForEachLaunch(GenerateKind kind, const GpuGeometry& gpu, uint64_t count, F&& f) {
   if (count == 0) return;
-  const uint64_t size = static_cast<uint64_t>(ElementBytes(kind));
-  if ((count - 1) * size + 1 > 0x7FFFFFFFu) {
-    const uint64_t half = count / 2;
-    ForEachLaunch(kind, gpu, first, half, f);
-    ForEachLaunch(kind, gpu, first + half, count - half, f);
-    return;
-  }
-  Launch launch{first, count, 0, 0};
-  // The geometry was checked: this cannot fail.
-  (void)TorchCudaThreads(count, gpu, &launch.threads);
-  const uint64_t per_call = launch.threads * (4 / static_cast<uint64_t>(WordsPerElement(kind)));
-  launch.calls = (count - 1) / per_call + 1;
-  f(launch);
+  uint64_t calls_before = FitsIn31Bits(kind, count) ? 0 : LaunchOf(kind, gpu, 0, count).calls;
+  ForEachPart(kind, gpu, 0, count, &calls_before, f);
 }
 
 }  // namespace
@@ -156,8 +177,8 @@ Status PlanReplay(const Layout& layout, GenerateKind kind, const FillOptions& op
   plan->gpu = options.gpu;
   plan->grid_threads = g;
   plan->calls = 0;
-  ForEachLaunch(kind, options.gpu, 0, n, [&](const Launch& launch) {
-    plan->calls += launch.calls;
+  ForEachLaunch(kind, options.gpu, n, [&](const Launch& launch) {
+    plan->calls = launch.calls_before + launch.calls;
   });
   return Status();
 }
@@ -245,14 +266,13 @@ void ReplayTensor(const Plan& plan, const PhiloxState& state, FillInfo* info) no
   job.u = 4 / static_cast<uint64_t>(WordsPerElement(plan.kind));
   const int size = ElementBytes(plan.kind);
   const bool rows = plan.kernels->Generate(plan.kind).replay_rows != nullptr;
-  uint64_t tasks = 0, calls_before = 0;
+  uint64_t tasks = 0;
   bool streaming = false;
-  ForEachLaunch(plan.kind, plan.gpu, 0, plan.layout->count, [&](const Launch& launch) {
-    job.state = philox::AdvanceBlocks(state, calls_before);
+  ForEachLaunch(plan.kind, plan.gpu, plan.layout->count, [&](const Launch& launch) {
+    job.state = philox::AdvanceBlocks(state, launch.calls_before);
     job.origin = plan.origin + launch.first * static_cast<uint64_t>(size);
     job.n = launch.count;
     job.g = launch.threads;
-    calls_before += launch.calls;
     // Tasks own whole 256-thread blocks of one call: one per thread of the
     // fill, but at least kMinTaskThreads, 4x the Philox blocks of the stream
     // writer's smallest task: a replay of up to 64 Ki elements (one block

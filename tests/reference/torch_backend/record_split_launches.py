@@ -6,8 +6,9 @@ with_32bit_indexing), so that CI can check order="torch_cuda" on them.
 
 Runs on a CUDA machine with stock torch 2.x and about 8 GiB of GPU memory (no
 randtensor needed); writes DIR/split_launches.json: per case the SHA-256 of
-the values' bytes, the generator offset after the call, and the GPU and torch
-version. `--dry-run` runs the same calls on the CPU (to test this script).
+the values' bytes, the values at sample_indices (around the parts' edges and
+spread over the tensor: normals are compared within a bound, not by bytes),
+the generator offset after the call, and the GPU and torch version. `--dry-run` runs the same calls on the CPU (to test this script).
 """
 import argparse
 import hashlib
@@ -41,6 +42,13 @@ def sha256(x):
     return hashlib.sha256(memoryview(x.cpu().view(torch.uint8).numpy())).hexdigest()
 
 
+def sample_indices(n):
+    """Both ends of the tensor and of its halves, and 256 indices between."""
+    h = n // 2
+    edges = list(range(8)) + list(range(h - 8, h + 8)) + list(range(n - 8, n))
+    return edges + [(i * 2654435761) % n for i in range(256)]
+
+
 def offset(device):
     if device == "cpu":
         return None
@@ -60,8 +68,9 @@ def main():
     for name, dtype, n in CASES:
         torch.manual_seed(SEED)
         x = fill(buffer, name, dtype, n)
+        samples = x[torch.tensor(sample_indices(n), device=device)].double().cpu().tolist()
         records.append({"op": name, "dtype": dtype, "n": n, "sha256": sha256(x),
-                        "offset_after": offset(device)})
+                        "samples": [v.hex() for v in samples], "offset_after": offset(device)})
     env = {"torch": torch.__version__, "seed": SEED}
     if not args.dry_run:
         props = torch.cuda.get_device_properties(0)

@@ -224,7 +224,7 @@ class Generator:
                     if not tensor.is_contiguous():
                         raise ValueError("order='torch_cuda' replays contiguous tensors only")
                     self._offset = _replay.torch_cuda.fill(
-                        _dlpack_view(tensor), dist, seed=self._seed, offset=self._offset,
+                        _dlpack_view(tensor), dist, seed=self._seed, philox_offset=self._offset,
                         gpu=self.gpu, threads=_threads(threads), **params)
                 else:
                     state = randtensor.fill(_dlpack_view(tensor),
@@ -518,7 +518,7 @@ def _replay_dropout_mask(gen, x, p, threads):
     with gen._lock:
         try:
             _, mask, gen._offset = _replay.torch_cuda.dropout(
-                array, p, seed=gen._seed, offset=gen._offset, gpu=gen.gpu,
+                array, p, seed=gen._seed, philox_offset=gen._offset, gpu=gen.gpu,
                 threads=_threads(threads), bfloat16=bf16)
         except (TypeError, ValueError) as error:
             raise type(error)(f"dropout: {error}") from None

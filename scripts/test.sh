@@ -1,8 +1,14 @@
 #!/usr/bin/env bash
 # Builds randtensor with every test enabled and runs the whole suite.
-# Usage: scripts/test.sh [build-dir]      (default: build-test)
+# Usage: scripts/test.sh [--long] [build-dir]      (default: build-test)
+#   --long  also the tests labelled "long" (CI runs them): longer versions of
+#           checks the default run makes. python_package.fresh_build is pip's
+#           build from scratch (a second build of the library), where
+#           python_package packages this build's module.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+select=(-LE long)
+if [ "${1:-}" = --long ]; then select=(); shift; fi
 build="${1:-build-test}"
 jobs="$(nproc)"
 
@@ -21,4 +27,4 @@ cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DPython3_EXECUTABLE="$python"
   -DRANDTENSOR_WERROR=ON
 cmake --build "$build" -j "$jobs"
 # Optional Python engines (dask, torch) and valgrind are required here, not skipped.
-RANDTENSOR_REQUIRE_DASK=1 RANDTENSOR_REQUIRE_TORCH=1 RANDTENSOR_REQUIRE_VALGRIND=1 ctest --test-dir "$build" --output-on-failure -j "$jobs"
+RANDTENSOR_REQUIRE_DASK=1 RANDTENSOR_REQUIRE_TORCH=1 RANDTENSOR_REQUIRE_VALGRIND=1 ctest --test-dir "$build" --output-on-failure -j "$jobs" "${select[@]}"

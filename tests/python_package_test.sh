@@ -15,9 +15,9 @@
 # module built: the suite's own), setup.py builds the module's targets there
 # as they are (RANDTENSOR_CMAKE_CONFIGURED) and packages what it finds.
 # Installs into a temporary --target directory (nothing outside it changes,
-# apart from setuptools' files under REPO_ROOT/build/pip). Needs pip,
-# setuptools and wheel for PYTHON (python3-pip, python3-setuptools,
-# python3-wheel).
+# apart from setuptools' files under REPO_ROOT/build/pip and, with BUILD_DIR,
+# its module where it was out of date). Needs pip, setuptools and wheel for
+# PYTHON (python3-pip, python3-setuptools, python3-wheel).
 set -euo pipefail
 
 root=$(cd "$1" && pwd)

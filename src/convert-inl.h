@@ -470,9 +470,9 @@ HWY_INLINE double UnitDoubleScalar(uint32_t a, uint32_t b, double scale) {
 #if HWY_TARGET != HWY_SCALAR
 // z = a ^ (b << 21) < 2^53 of the word pairs (a, b) in l's lanes (a low).
 HWY_INLINE VU64 Z53(VU64 l) {
-  const DU64 du;
   const VU64 b21 = hn::ShiftLeft<21>(hn::ShiftRight<32>(l));
 #if RANDTENSOR_AVX512
+  const DU64 du;
   // b21 ^ (l & 0xFFFFFFFF) in one ternary-logic op (0x78: A ^ (B & C)).
   return VU64{_mm512_ternarylogic_epi64(b21.raw, l.raw, hn::Set(du, 0xFFFFFFFFull).raw, 0x78)};
 #else
@@ -1002,6 +1002,8 @@ void GenerateConverted(const detail::Stream& s, uint64_t first, uint64_t count, 
         m = 1;
       } else {
         UniformRun run(c, s.keys);
+        VU64 even, odd;  // the run's products (UniformRun::Load)
+        run.Load(&even, &odd);
         // Batch x's words in block order (LastRound with InPlace) to dst.
         const auto convert = [&](Batch x, T * dst) __attribute__((always_inline)) {
           if constexpr (kOut == 4) {
@@ -1013,7 +1015,7 @@ void GenerateConverted(const detail::Stream& s, uint64_t first, uint64_t count, 
         };
         const auto batches = [&](auto group, uint64_t done) __attribute__((always_inline)) {
           WithBatches<decltype(group)::value>([&](auto... x) __attribute__((always_inline)) {
-            run.Next<philox::kRounds - 1>(s.keys, x...);
+            run.Next<philox::kRounds - 1>(s.keys, &even, &odd, x...);
             if constexpr (kFromBlocks) {
 #if RANDTENSOR_AVX512
               Round(s.keys.k0[philox::kRounds - 1], s.keys.k1[philox::kRounds - 1], x...);

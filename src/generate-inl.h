@@ -118,6 +118,8 @@ void RunTail(const Stream& s, UniformRun& run, uint64_t vectors, uint64_t partia
   const size_t N32 = hn::Lanes(d32);
   const size_t per_vector = 4 * BlocksPerVector();  // words
   HWY_ALIGN uint32_t tmp[4 * hn::MaxLanes(DState())];
+  VU64 even, odd;  // the run's products (UniformRun::Load)
+  run.Load(&even, &odd);
   while (vectors != 0) {
     const size_t k = NextGroup(vectors);
     const bool ends_partial = k == vectors && partial != 0;
@@ -125,7 +127,7 @@ void RunTail(const Stream& s, UniformRun& run, uint64_t vectors, uint64_t partia
         k, [&](auto group) __attribute__((always_inline)) {
           WithBatches<decltype(group)::value>([&](auto... batches) __attribute__((always_inline)) {
             constexpr size_t kK = sizeof...(batches);
-            run.Next<philox::kRounds - 1>(s.keys, batches...);
+            run.Next<philox::kRounds - 1>(s.keys, &even, &odd, batches...);
             LastRound(
                 s.keys,
                 [&](Batch, size_t b, size_t i, VU32 v) __attribute__((always_inline)) {
@@ -197,6 +199,17 @@ void GenerateBlocks(const Stream& s, uint64_t block, uint64_t nblocks, uint32_t*
 
 #endif  // HWY_TARGET == HWY_SCALAR
 
+// The bits kernels are compiled in kernels_bits.cc only (RANDTENSOR_BITS_UNIT
+// is defined there); the other kernel units call them (GenerateChunked) and
+// see these declarations: one copy of each target's bits kernels in the
+// library.
+void GenerateBits(const Stream& s, uint64_t first, uint64_t count, void* out, bool streaming);
+#if RANDTENSOR_NARROW_LANES
+void GenerateBitsColumns(const Stream& s, uint64_t first, uint64_t step, size_t rows, size_t cols,
+                         void* out, int64_t stride_l, bool streaming);
+#endif
+
+#ifdef RANDTENSOR_BITS_UNIT
 // Whole blocks [block, block + nblocks) to dst (4-byte aligned only).
 void FillBlocks(const Stream& s, uint64_t block, uint64_t nblocks, uint32_t* dst,
                 bool streaming) {
@@ -329,6 +342,8 @@ void GenerateBitsColumns(const Stream& s, uint64_t first, uint64_t step, size_t 
   }
 }
 #endif  // RANDTENSOR_NARROW_LANES
+
+#endif  // RANDTENSOR_BITS_UNIT
 
 }  // namespace HWY_NAMESPACE
 }  // namespace randtensor

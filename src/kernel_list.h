@@ -71,6 +71,55 @@ struct KindTraits;
 RANDTENSOR_GENERATE_KERNELS(RANDTENSOR_KIND_TRAITS)
 #undef RANDTENSOR_KIND_TRAITS
 
+// The translation unit (src/kernels_<unit>.cc) that compiles each kind's
+// kernels for every target: the units compile in parallel, and none takes
+// the build's time alone (Box-Muller's normals, the longest to compile, get
+// units of their own). A new kind needs a case here (the switch has no
+// default, so the compiler names a missing one).
+#define RANDTENSOR_KERNEL_UNITS(X) \
+  X(Bits)                          \
+  X(Uniform)                       \
+  X(Normal32)                      \
+  X(Normal16)                      \
+  X(Normal64)                      \
+  X(Bernoulli)                     \
+  X(Integers)
+
+enum class KernelUnit : int {
+#define RANDTENSOR_UNIT_ENUM(unit) k##unit,
+  RANDTENSOR_KERNEL_UNITS(RANDTENSOR_UNIT_ENUM)
+#undef RANDTENSOR_UNIT_ENUM
+};
+
+constexpr KernelUnit UnitOf(GenerateKind kind) {
+  switch (kind) {
+    case GenerateKind::kBitsUint32: return KernelUnit::kBits;
+    case GenerateKind::kUniformFloat32:
+    case GenerateKind::kUniformFloat16:
+    case GenerateKind::kUniformBfloat16:
+    case GenerateKind::kUniformFloat64: return KernelUnit::kUniform;
+    case GenerateKind::kNormalFloat32: return KernelUnit::kNormal32;
+    case GenerateKind::kNormalFloat16:
+    case GenerateKind::kNormalBfloat16: return KernelUnit::kNormal16;
+    case GenerateKind::kNormalFloat64: return KernelUnit::kNormal64;
+    case GenerateKind::kBernoulliUint8:
+    case GenerateKind::kBernoulliInt32:
+    case GenerateKind::kBernoulliFloat32:
+    case GenerateKind::kBernoulliFloat16:
+    case GenerateKind::kBernoulliBfloat16:
+    case GenerateKind::kBernoulliFloat64: return KernelUnit::kBernoulli;
+    case GenerateKind::kIntegersInt32:
+    case GenerateKind::kIntegersInt64:
+    case GenerateKind::kIntegersFloat32:
+    case GenerateKind::kIntegersFloat64:
+    case GenerateKind::kIntegersWideInt32:
+    case GenerateKind::kIntegersWideInt64:
+    case GenerateKind::kIntegersWideFloat64: return KernelUnit::kIntegers;
+    case GenerateKind::kCount: break;
+  }
+  return KernelUnit::kBits;
+}
+
 // Element sizes with move kernels: 1, 2, 4, 8 bytes, by log2.
 constexpr int kMoveSizes = 4;
 constexpr int MoveIndex(int element_size) {

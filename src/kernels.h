@@ -239,6 +239,30 @@ struct KernelTable {
   const MoveKernels& Move(int element_size) const { return move[MoveIndex(element_size)]; }
 };
 
+// ------------------------------------------------------------ kernel units
+// Each kernel unit (kernel_list.h, src/kernels_<unit>.cc) fills its part of
+// a target's table: AddKernelsFn, compiled for that target, so only called
+// for a target the CPU supports.
+using AddKernelsFn = void (*)(KernelTable* table);
+
+// The unit's function for one Highway target bit (nullptr if not compiled).
+#define RANDTENSOR_UNIT_LOOKUP(unit) AddKernelsFn unit##Kernels(int64_t target) noexcept;
+RANDTENSOR_KERNEL_UNITS(RANDTENSOR_UNIT_LOOKUP)
+#undef RANDTENSOR_UNIT_LOOKUP
+
+// A unit's compiled targets (RANDTENSOR_COMPILED_TARGETS in compiled_targets.h).
+struct TargetKernels {
+  int64_t target;
+  AddKernelsFn add;
+};
+template <size_t kCount>
+AddKernelsFn FindTarget(int64_t target, const TargetKernels (&list)[kCount]) noexcept {
+  for (const TargetKernels& entry : list) {
+    if (entry.target == target) return entry.add;
+  }
+  return nullptr;
+}
+
 // All compiled kernel tables, widest target first: built from Highway's
 // per-target export, so every architecture Highway compiles for is listed.
 const KernelTable* CompiledKernels(int* count) noexcept;

@@ -36,6 +36,14 @@ using VU32 = hn::Vec<DU32>;
 // plain copy).
 constexpr size_t kVectorBytes = HWY_TARGET == HWY_SCALAR ? 16 : HWY_MAX_BYTES;
 
+// The move kernels are compiled in kernels_bits.cc only (RANDTENSOR_BITS_UNIT);
+// the other kernel units stream through these declarations.
+void StreamCopy(const uint32_t* HWY_RESTRICT src, uint64_t n, uint32_t* HWY_RESTRICT dst);
+void StreamCopyBytes(const uint8_t* HWY_RESTRICT src, uint64_t n, uint8_t* HWY_RESTRICT dst);
+void WriteTile(const uint32_t* HWY_RESTRICT stage, size_t pitch, size_t rows, size_t cols,
+               uint32_t* HWY_RESTRICT dst, int64_t stride_l, bool streaming);
+
+#ifdef RANDTENSOR_BITS_UNIT
 // Copies `n` words from L1 to `dst` with streaming stores only: whole vectors
 // where dst is vector-aligned, and the unaligned ends in 16-, 8- and 4-byte
 // streaming pieces. The ends must not be plain stores: a plain store that
@@ -271,6 +279,8 @@ void WriteTile(const uint32_t* HWY_RESTRICT stage, size_t pitch, size_t rows, si
 #endif
 }
 
+
+#endif  // RANDTENSOR_BITS_UNIT
 
 // ------------------------------------------------- the move kernels by size
 

@@ -450,13 +450,13 @@ HWY_INLINE void GenerateBatches(const Counter128& first, const DeltaFn& delta,
 // AVX2.
 template <class Sink, class... B>
 HWY_INLINE void LastRound(const RoundKeys& keys, const Sink& sink, B... batches) {
-  constexpr int r = philox::kRounds - 1;
   const DU32 d32;
   const DU64 d64;
   const VU32 m0 = hn::Set(d32, philox::kMul0), m1 = hn::Set(d32, philox::kMul1);
   ForEachBatch(
       [&](Batch x, size_t b) __attribute__((always_inline)) {
 #if RANDTENSOR_NARROW_LANES
+        constexpr int r = philox::kRounds - 1;
         // 64-bit lane i of e (o) holds [lo, hi] of 32-bit lane 2i (2i + 1).
         // Even lanes: swap to [hi, lo], then hi ^= x ^ key in the even words;
         // odd lanes: hi ^= x ^ key in the odd words (where x's odd lanes are),
@@ -557,22 +557,31 @@ class UniformRun {
     hn::Store(odd, DU64(), odd_);
   }
 
+  // The running products, in local vectors while a loop of groups runs:
+  // Load before the loop, Next with them, Save after it (a loop that kept
+  // them in the arrays would store and reload them every group, since the
+  // output's vector stores may alias them).
+  HWY_INLINE void Load(VU64* even, VU64* odd) const {
+    *even = hn::Load(DU64(), even_);
+    *odd = hn::Load(DU64(), odd_);
+  }
+  HWY_INLINE void Save(VU64 even, VU64 odd) {
+    hn::Store(even, DU64(), even_);
+    hn::Store(odd, DU64(), odd_);
+  }
+
   // Rounds [0, kEnd) of the run's next sizeof...(B) vectors (kEnd = 9 leaves
-  // them as LastRound wants them).
+  // them as LastRound wants them); *even and *odd (Load) advance past them.
   template <int kEnd = philox::kRounds, class... B>
-  HWY_INLINE void Next(const RoundKeys& keys, B... batches) {
-    const DU64 d64;
-    VU64 even = hn::Load(d64, even_), odd = hn::Load(d64, odd_);
-    const VU64 step = hn::Set(d64, step_);
+  HWY_INLINE void Next(const RoundKeys& keys, VU64* even, VU64* odd, B... batches) const {
+    const VU64 step = hn::Set(DU64(), step_);
     UniformFirstRounds(
         [&](size_t, VState * hi, VState * lo) __attribute__((always_inline)) {
-          Products(even, odd, hi, lo);
-          even = hn::Add(even, step);
-          odd = hn::Add(odd, step);
+          Products(*even, *odd, hi, lo);
+          *even = hn::Add(*even, step);
+          *odd = hn::Add(*odd, step);
         },
         f_, batches...);
-    hn::Store(even, d64, even_);
-    hn::Store(odd, d64, odd_);
     LaterRounds<kEnd>(keys, batches...);
   }
 
@@ -589,13 +598,16 @@ class UniformRun {
 template <size_t kBatches, bool kStream>
 HWY_INLINE void UniformGroups(UniformRun& run, const RoundKeys& keys, uint64_t groups,
                               uint32_t* out) {
+  VU64 even, odd;
+  run.Load(&even, &odd);
   for (uint64_t g = 0; g < groups; ++g) {
     WithBatches<kBatches>([&](auto... batches) __attribute__((always_inline)) {
-      run.Next<philox::kRounds - 1>(keys, batches...);
+      run.Next<philox::kRounds - 1>(keys, &even, &odd, batches...);
       LastRoundStore<kStream>(keys, out, batches...);
     });
     out += 4 * BlocksPerVector() * kBatches;
   }
+  run.Save(even, odd);
 }
 
 #endif  // HWY_TARGET != HWY_SCALAR

@@ -1,0 +1,17 @@
+// Kernel unit: normal float64, for every SIMD target (KernelUnit::kNormal64
+// in kernel_list.h).
+//
+// The units compile in parallel; kernels.cc assembles their parts into one
+// table per target.
+
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "src/kernels_normal64.cc"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+
+#include "src/kernel_table-inl.h"
+
+RANDTENSOR_KERNEL_UNIT(Normal64);
+
+#if HWY_ONCE
+RANDTENSOR_UNIT_TARGETS(Normal64)
+#endif

@@ -11,7 +11,9 @@
 #      the rest would prove nothing about adding the non-free source);
 #   2. `build` resolves every package from main alone and adds no source;
 #   3. `test` and `ci` add the non-free source themselves and then every
-#      package, with its whole dependency closure, resolves (apt-get install -s).
+#      package, with its whole dependency closure, resolves (apt-get install -s);
+#   4. `arm64` resolves its arm64 packages from main alone, adding no source
+#      (its package lists for arm64 asked of apt, as its --simulate does).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -55,8 +57,9 @@ EOF
   export APT_CONFIG="$root/apt/apt.conf"
 }
 
+arch_opts=()  # the arm64 job's: apt's arm64 lists too
 has_candidate() {
-  apt-cache policy "$1" 2>/dev/null |
+  apt-cache "${arch_opts[@]}" policy "$1" 2>/dev/null |
     awk '$1 == "Candidate:" { found = ($2 != "(none)") } END { exit !found }'
 }
 added_sources() { ls "$root/apt/sources.list.d" | grep -v '^debian.sources$'; }
@@ -76,8 +79,12 @@ else
 fi
 
 # 2-3. Each job from a fresh configuration.
-for job in build test ci; do
+for job in build test ci arm64; do
   fresh_config
+  arch_opts=()
+  if [ "$job" = arm64 ]; then
+    arch_opts=(-o "APT::Architectures::=$(dpkg --print-architecture)" -o APT::Architectures::=arm64)
+  fi
   log="$root/$job.log"
   if $SUDO env APT_CONFIG="$APT_CONFIG" scripts/install-deps.sh "$job" --simulate > "$log" 2>&1; then
     pass "install-deps.sh $job --simulate: $(tail -1 "$log")"
@@ -86,8 +93,8 @@ for job in build test ci; do
     continue
   fi
   added="$(added_sources)"
-  if [ "$job" = build ]; then
-    [ -z "$added" ] && pass "build added no apt source" || fail "build added $added"
+  if [ "$job" = build ] || [ "$job" = arm64 ]; then
+    [ -z "$added" ] && pass "$job added no apt source" || fail "$job added $added"
   else
     [ "$added" = "randtensor-non-free.sources" ] && pass "$job added $added" ||
       fail "$job added '$added', expected randtensor-non-free.sources"

@@ -2,7 +2,7 @@
 # Installs the Debian packages a randtensor job needs. The one list of
 # dependencies: the README, CI and scripts/check-install-deps.sh call it.
 #
-#   scripts/install-deps.sh [build|test|ci] [--simulate] [--list]
+#   scripts/install-deps.sh [build|test|ci|arm64] [--simulate] [--list]
 #
 #   build (default)  build the library and the command-line tool, run the main job
 #   test             + everything scripts/test.sh needs: GoogleTest, Google
@@ -11,6 +11,11 @@
 #                      TestU01 (Debian non-free: its source is added if no
 #                      configured source offers the package)
 #   ci               + clang and its sanitizer runtimes (scripts/sanitize.sh, fuzz/)
+#   arm64            build + the Arm cross build and its emulated tests
+#                      (scripts/arm64-test.sh): Debian's aarch64 cross compiler,
+#                      qemu-user-static, and arm64 Highway and GoogleTest from
+#                      the arm64 architecture, which it adds to dpkg
+#                      (dpkg --add-architecture arm64)
 #   bench            the same as test (kept for old callers: the PyTorch it
 #                      added is in test now, for randtensor.torch's tests)
 #   --simulate       resolve everything (apt-get install -s) without installing
@@ -24,10 +29,10 @@ set -euo pipefail
 job=build simulate=0 list=0
 for arg in "$@"; do
   case "$arg" in
-    build|test|ci|bench) job="$arg" ;;
+    build|test|ci|bench|arm64) job="$arg" ;;
     --simulate) simulate=1 ;;
     --list) list=1 ;;
-    *) echo "install-deps.sh: unknown argument '$arg' (build, test, ci, bench, --simulate, --list)" >&2
+    *) echo "install-deps.sh: unknown argument '$arg' (build, test, ci, bench, arm64, --simulate, --list)" >&2
        exit 2 ;;
   esac
 done
@@ -56,6 +61,13 @@ bench_packages=()                    # (PyTorch moved to test: randtensor.torch'
 ci_packages=(
   clang libclang-rt-14-dev           # libFuzzer and the sanitizer runtimes (fuzz/, sanitize.sh)
 )
+arm64_packages=(
+  g++-aarch64-linux-gnu              # the cross compiler (cmake/aarch64-linux-gnu.cmake)
+  qemu-user-static                   # runs the Arm tests: NEON, SVE, SVE2 at any vector length
+  libhwy-dev:arm64 libgtest-dev:arm64   # the arm64 libraries the build links
+  librandom123-dev                   # the tests' reference (headers, any architecture)
+  python3                            # lists the test programs (ctest's JSON) in arm64-test.sh
+)
 # Packages outside Debian's main component, and the component that has them.
 declare -A component=([libtestu01-0-dev]=non-free)
 
@@ -63,6 +75,7 @@ packages=("${build_packages[@]}")
 [ "$job" = build ] || packages+=("${test_packages[@]}")
 [ "$job" = ci ] && packages+=("${ci_packages[@]}")
 [ "$job" = bench ] && packages+=("${bench_packages[@]}")
+[ "$job" = arm64 ] && packages=("${build_packages[@]}" "${arm64_packages[@]}")
 if [ "$list" = 1 ]; then printf '%s\n' "${packages[@]}"; exit 0; fi
 
 SUDO=""
@@ -73,11 +86,22 @@ export DEBIAN_FRONTEND=noninteractive
 # show` is no such test: it succeeds for a package that is only referred to
 # (or only installed), which is how a missing non-free source went unnoticed.
 has_candidate() {
-  apt-cache policy "$1" 2>/dev/null |
+  apt-cache "${apt_arch[@]}" policy "$1" 2>/dev/null |
     awk '$1 == "Candidate:" { found = ($2 != "(none)") } END { exit !found }'
 }
 
-$SUDO apt-get update -qq
+# arm64 packages come from the arm64 architecture's package lists. --simulate
+# changes nothing on the machine: it asks apt for arm64 lists itself.
+apt_arch=()
+if [ "$job" = arm64 ]; then
+  if [ "$simulate" = 1 ]; then
+    apt_arch=(-o "APT::Architectures::=$(dpkg --print-architecture)" -o APT::Architectures::=arm64)
+  elif ! dpkg --print-foreign-architectures | grep -qx arm64; then
+    $SUDO dpkg --add-architecture arm64
+  fi
+fi
+
+$SUDO apt-get "${apt_arch[@]}" update -qq
 # Add the component of any package no source offers yet (a stock bookworm
 # has main only), as a source list of its own in apt's configured folder.
 added=()
@@ -94,7 +118,7 @@ for pkg in "${packages[@]}"; do
     $SUDO tee "$file" > /dev/null
   added+=("$comp")
 done
-[ ${#added[@]} -eq 0 ] || $SUDO apt-get update -qq
+[ ${#added[@]} -eq 0 ] || $SUDO apt-get "${apt_arch[@]}" update -qq
 
 missing=()
 for pkg in "${packages[@]}"; do has_candidate "$pkg" || missing+=("$pkg"); done
@@ -104,7 +128,7 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 if [ "$simulate" = 1 ]; then
-  $SUDO apt-get install -s -y --no-install-recommends "${packages[@]}" > /dev/null
+  $SUDO apt-get "${apt_arch[@]}" install -s -y --no-install-recommends "${packages[@]}" > /dev/null
   echo "install-deps.sh: $job: all ${#packages[@]} packages resolve (simulated)"
 else
   $SUDO apt-get install -y -qq --no-install-recommends "${packages[@]}"

@@ -37,6 +37,8 @@ THREAD_RUNS = [
 ]
 FRAMEWORKS_VM = "2026-11-26/zen4-frameworks.txt"
 BACKEND_XEON = "2026-11-27/xeon-torch-backend.txt"
+# Later runs of some cases, as RESULTS.md's table takes them: (file, cases).
+BACKEND_XEON_LATER = ("2026-11-27/xeon-torch-backend-small-calls.txt", r"\(16( elements)?\)$")
 
 SERIES = [  # (benchmark name prefix, label, line style)
     ("fill/AVX3/packed/1GiB", "randtensor, packed 1 GiB", "-"),
@@ -108,11 +110,22 @@ def read_frameworks_vm():
 
 
 def read_backend_xeon():
+    """[(case, threads, midpoint, low, high)]: BACKEND_XEON's rows, with the
+    cases BACKEND_XEON_LATER names taken from its file instead."""
+    later_file, later_cases = BACKEND_XEON_LATER
+    later = [r for r in read_backend_table(later_file) if re.search(later_cases, r[0])]
+    replaced = {(r[0], r[1]) for r in later}
+    rows = [later[[(x[0], x[1]) for x in later].index((r[0], r[1]))]
+            if (r[0], r[1]) in replaced else r for r in read_backend_table(BACKEND_XEON)]
+    return rows
+
+
+def read_backend_table(name):
     """[(case, threads, midpoint, low, high)] from torch_backend_bench.py's tables."""
     rows, threads = [], None
     header = re.compile(r"^torch \S+, (\d+) threads, order stream, huge pages off")
     row = re.compile(r"^(\S.*?)\s{2,}\S+ \w+\s+\S+ \w+\s+(\S+)-(\S+)x$")
-    with open(os.path.join(RESULTS, BACKEND_XEON)) as f:
+    with open(os.path.join(RESULTS, name)) as f:
         for line in f:
             h = header.match(line)
             if h:

@@ -220,6 +220,10 @@ MpiSession::MpiSession(int* argc, char*** argv) {
   }
   setenv("OMPI_MCA_btl", "self,vader,tcp", 0);  // 0: a value already set stays
 #endif
+  // hwloc's GL component looks for X displays, resolving "localhost" about
+  // 30 times per process: seconds each where name lookups time out (a host
+  // without /etc/hosts). Topology of displays is never needed here.
+  setenv("HWLOC_COMPONENTS", "-gl", 0);
   // Only the main thread calls MPI; the library's threads never do.
   int provided = 0;
   MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided);

@@ -60,9 +60,16 @@ const KernelTable* CompiledKernels(int* count) noexcept {
       entry.name = hwy::TargetName(target);
       entry.hwy_target = target;
       entry.lanes = LanesWithoutRunning(target);
+      // Every unit is built with the same definitions (CMakeLists.txt); one
+      // that lacks this target would leave its kinds without kernels, so the
+      // target is not listed at all.
+      bool complete = true;
+#define RANDTENSOR_HAS_UNIT(unit) complete = complete && unit##Kernels(target) != nullptr;
+      RANDTENSOR_KERNEL_UNITS(RANDTENSOR_HAS_UNIT)
+#undef RANDTENSOR_HAS_UNIT
+      if (!complete) continue;
       if ((supported & target) != 0) {
-#define RANDTENSOR_ADD_UNIT(unit) \
-  if (const AddKernelsFn add = unit##Kernels(target)) add(&entry);
+#define RANDTENSOR_ADD_UNIT(unit) unit##Kernels(target)(&entry);
         RANDTENSOR_KERNEL_UNITS(RANDTENSOR_ADD_UNIT)
 #undef RANDTENSOR_ADD_UNIT
       }

@@ -485,13 +485,20 @@ HWY_INLINE void LastRound(const RoundKeys& keys, const Sink& sink, B... batches)
         sink(x, b, 2, hn::BitCast(d32, hn::InterleaveUpper(d64, a_even, b_even)));  // 4c + 2
         sink(x, b, 3, hn::BitCast(d32, hn::InterleaveUpper(d64, a_odd, b_odd)));    // 4c + 3
 #else
-        // x1 and x3 carry this round's keys (LaterRounds). The products are
-        // [lo, hi]; x ^ key shifted up turns them into [x1', x0'] and [x3', x2'].
+        // The products are [lo, hi]; x ^ key shifted up turns them into
+        // [x1', x0'] and [x3', x2']. Without a three-input XOR, LaterRounds
+        // has already put this round's keys into x1 and x3.
+#if RANDTENSOR_HAVE_XOR3
+        const VState x1 = XorKey(x.x1, keys.k0[philox::kRounds - 1]);
+        const VState x3 = XorKey(x.x3, keys.k1[philox::kRounds - 1]);
+#else
         (void)keys;
+        const VState x1 = x.x1, x3 = x.x3;
+#endif
         const VU64 p0 = hn::MulEven(hn::BitCast(d32, x.x0), m0);
         const VU64 p1 = hn::MulEven(hn::BitCast(d32, x.x2), m1);
-        const VU64 a = hn::Xor(p1, hn::ShiftLeft<32>(x.x1));  // [x1', x0']
-        const VU64 c = hn::Xor(p0, hn::ShiftLeft<32>(x.x3));  // [x3', x2']
+        const VU64 a = hn::Xor(p1, hn::ShiftLeft<32>(x1));  // [x1', x0']
+        const VU64 c = hn::Xor(p0, hn::ShiftLeft<32>(x3));  // [x3', x2']
         // Per 128-bit chunk: [x1 x0 x3 x2] of lane 2c (2c + 1), then word order.
         const VU32 v0 = hn::Shuffle2301(hn::BitCast(d32, hn::InterleaveLower(d64, a, c)));
         const VU32 v1 = hn::Shuffle2301(hn::BitCast(d32, hn::InterleaveUpper(d64, a, c)));
@@ -579,7 +586,9 @@ class UniformRun {
         [&](size_t, VState * hi, VState * lo) __attribute__((always_inline)) {
           Products(*even, *odd, hi, lo);
           *even = hn::Add(*even, step);
+#if RANDTENSOR_NARROW_LANES  // wide lanes: *even holds the whole products
           *odd = hn::Add(*odd, step);
+#endif
         },
         f_, batches...);
     LaterRounds<kEnd>(keys, batches...);

@@ -211,8 +211,8 @@ RANDTENSOR_API randtensor_status randtensor_min_buffer_bytes(randtensor_dtype dt
 /* --------------------------------------------------------------- targets */
 
 typedef struct randtensor_target_info {
-  const char* name; /* "AVX3", "AVX2", "SSE4", "SSSE3", "SCALAR"; static storage */
-  int32_t lanes;
+  const char* name; /* Highway's name (randtensor/targets.h): "AVX3", "NEON", ...; static */
+  int32_t lanes;    /* 32-bit lanes; 0 for a scalable target (SVE) this CPU cannot run */
   int32_t supported;
   int32_t active;
 } randtensor_target_info;

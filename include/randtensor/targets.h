@@ -7,8 +7,11 @@
 // first use) or SetTarget() force one by name. An unknown or unsupported name
 // is an error that every fill reports; it never falls back silently.
 //
-// Names are Highway's: AVX3 (AVX-512, 16 lanes), AVX2 (8), SSE4 (4), SSSE3 (4),
-// SCALAR (1, portable); matching ignores case. "auto" means the default choice.
+// Names are Highway's; matching ignores case, and "auto" means the default
+// choice. x86-64: AVX3 (AVX-512, 16 lanes), AVX2 (8), SSE4 (4), SSSE3 (4).
+// Arm64 (docs/arm.md): NEON (4), SVE and SVE2 (the CPU's vector length),
+// SVE_256 (8) and SVE2_128 (4), Highway's fixed-length SVE targets. SCALAR
+// (1) is the portable one.
 #ifndef RANDTENSOR_TARGETS_H_
 #define RANDTENSOR_TARGETS_H_
 
@@ -19,7 +22,9 @@ namespace randtensor {
 
 struct TargetInfo {
   const char* name = "";  // static storage, never freed
-  int lanes = 0;          // 32-bit lanes per vector
+  // 32-bit lanes per vector; 0 for a scalable target (SVE, SVE2) this CPU
+  // cannot run, whose length only the CPU knows.
+  int lanes = 0;
   bool supported = false; // this CPU can run it
   bool active = false;    // fills use it now
 };

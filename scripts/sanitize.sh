@@ -12,7 +12,7 @@ python=/usr/bin/python3
 
 # Kernels for AVX2, AVX-512 and the scalar reference only
 # (HWY_DISABLED_TARGETS = HWY_SSE4 | HWY_SSSE3 = 2^11 + 2^12): the
-# instrumented kernels.cc is the longest compile of CI by far, and the
+# instrumented kernel units are the longest compiles of CI by far, and the
 # regular suite runs every target. MPI is off: Open MPI's own allocations
 # are not ours to leak-check.
 kernel_targets="-DHWY_DISABLED_TARGETS=6144"

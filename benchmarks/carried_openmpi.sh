@@ -1,4 +1,4 @@
-# Sourced by the device scripts (benchmarks/results/*/xeon-call*/run.sh, run
+# Sourced by the device scripts (benchmarks/results/xeon/*/run.sh, run
 # from .carry/dev as `bash .carry/dev/runN.sh`, with D set to that folder):
 # the device host has no Open MPI, so Debian's packages travel as .debs in
 # $D/../ompi and are unpacked into /tmp/ompi and used relocated

@@ -1,5 +1,5 @@
 # Sourced by the device scripts that measure distributions against bits
-# (benchmarks/results/2026-11-26/xeon-call*/run.sh, run from .carry/nN as
+# (benchmarks/results/xeon/*/run.sh, run from .carry/nN as
 # `bash .carry/nN/run.sh`, with D set to that folder): $D holds
 # randtensor_bench, libs/ (its shared libraries) and one folder per library
 # tree (old, new, ...), each with librandtensor.so.0.1; the JSON goes to

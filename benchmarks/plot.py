@@ -31,14 +31,14 @@ RESULTS = os.path.join(HERE, "results")
 # (glob of randtensor_bench JSON files, one per run; panel title). A file of
 # aggregates (--benchmark_repetitions) counts as one run, read at its median.
 THREAD_RUNS = [
-    ("zen4-2vcpu-run3-2026-11-22.json",
+    ("vm/threads.json",
      "VM: 2 vCPUs, AMD EPYC (Zen 4), quiet, code 39c1264"),
-    ("2026-11-27/xeon-threads-*.json", "Xeon: 16 vCPUs"),
+    ("xeon/threads-*.json", "Xeon: 16 vCPUs"),
 ]
-FRAMEWORKS_VM = "2026-11-26/zen4-frameworks.txt"
-BACKEND_XEON = "2026-11-27/xeon-torch-backend.txt"
+FRAMEWORKS_VM = "vm/frameworks.txt"
+BACKEND_XEON = "xeon/torch-backend.txt"
 # Later runs of some cases, as RESULTS.md's table takes them: (file, cases).
-BACKEND_XEON_LATER = ("2026-11-27/xeon-torch-backend-small-calls.txt", r"\(16( elements)?\)$")
+BACKEND_XEON_LATER = ("xeon/torch-backend-small-calls.txt", r"\(16( elements)?\)$")
 
 SERIES = [  # (benchmark name prefix, label, line style)
     ("fill/AVX3/packed/1GiB", "randtensor, packed 1 GiB", "-"),

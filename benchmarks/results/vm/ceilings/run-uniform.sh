@@ -9,7 +9,7 @@
 #     and multiply-add, then the narrowing, without PyTorch's flip of H to
 #     L (wrong only where the flip applies).
 #
-#   benchmarks/results/2026-11-26/zen4-ceilings/run-uniform.sh BUILD > uniform.txt
+#   benchmarks/results/vm/ceilings/run-uniform.sh BUILD > uniform.txt
 #
 # BUILD: a build of the current tree with benchmarks (scripts/test.sh's
 # build-test). Prints uniform float32 / float16 / bfloat16 elements per

@@ -5,7 +5,7 @@
 # vector of pairs instead of 74): NOT within SPEC.md's 2 ulp (this script
 # measures how far off). Built in a scratch worktree; never shipped.
 #
-#   benchmarks/results/2026-11-26/zen4-ceilings/run-normal.sh BUILD > normal.txt
+#   benchmarks/results/vm/ceilings/run-normal.sh BUILD > normal.txt
 #
 # BUILD: a build of the current tree with benchmarks, tools and the Python
 # module (scripts/test.sh's build-test). Prints, for the shipped kernel and

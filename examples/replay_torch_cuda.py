@@ -3,7 +3,7 @@ import numpy as np
 
 from randtensor.replay import torch_cuda
 
-# On an H100 (tests/reference/torch_cuda/recorded, call 3): torch.manual_seed(20240601),
+# On an H100 (tests/reference/torch_cuda/recorded, entry 3 of `calls`): torch.manual_seed(20240601),
 # calls that moved the generator's Philox offset to 12, then torch.rand(5, device="cuda"):
 x, philox_offset = torch_cuda.rand(5, seed=20240601, philox_offset=12)
 assert x.view(np.uint32).tolist() == [1042627649, 1065075869, 1057816812, 1059979085, 1053383278]

@@ -13,6 +13,15 @@
 
 set(RANDTENSOR_TEST_DEPS_HINT "scripts/install-deps.sh test")
 
+# Appends `what` to the list ${missing_var} unless `python` imports `module`.
+function(randtensor_probe_python_module python module what missing_var)
+  execute_process(COMMAND ${python} -c "import ${module}"
+                  RESULT_VARIABLE rc OUTPUT_QUIET ERROR_QUIET)
+  if(NOT rc EQUAL 0)
+    set(${missing_var} ${${missing_var}} "${what}" PARENT_SCOPE)
+  endif()
+endfunction()
+
 # Sets ${out} to a list of what `part` lacks (empty when nothing).
 function(randtensor_missing_for part out)
   set(missing "")
@@ -34,11 +43,8 @@ function(randtensor_missing_for part out)
       if(NOT Python3_Interpreter_FOUND)
         list(APPEND missing "python3")
       else()
-        execute_process(COMMAND ${Python3_EXECUTABLE} -c "import pytest"
-                        RESULT_VARIABLE rc OUTPUT_QUIET ERROR_QUIET)
-        if(NOT rc EQUAL 0)
-          list(APPEND missing "pytest for ${Python3_EXECUTABLE} (python3-pytest)")
-        endif()
+        randtensor_probe_python_module(${Python3_EXECUTABLE} pytest
+          "pytest for ${Python3_EXECUTABLE} (python3-pytest)" missing)
       endif()
     endif()
   elseif(part STREQUAL "BENCHMARKS")
@@ -57,11 +63,8 @@ function(randtensor_missing_for part out)
     else()
       # NumPy is needed at run time by the interpreter the module is built for
       # (no NumPy headers at build time): probe that very interpreter.
-      execute_process(COMMAND ${Python3_EXECUTABLE} -c "import numpy"
-                      RESULT_VARIABLE rc OUTPUT_QUIET ERROR_QUIET)
-      if(NOT rc EQUAL 0)
-        list(APPEND missing "NumPy for ${Python3_EXECUTABLE} (python3-numpy)")
-      endif()
+      randtensor_probe_python_module(${Python3_EXECUTABLE} numpy
+        "NumPy for ${Python3_EXECUTABLE} (python3-numpy)" missing)
     endif()
     find_package(pybind11 2.10 CONFIG QUIET)
     if(NOT pybind11_FOUND)

@@ -67,6 +67,11 @@ OutputFormat ParseFormat(const std::string& text, const std::optional<std::strin
 // to one distribution; giving it to another is a usage error (a likely typo).
 // --dtype defaults as PyTorch's do: uint32 for bits, float32 for uniform,
 // normal and bernoulli, int64 for integers.
+// The value of --name, or `fallback` where it was not given.
+double DoubleOr(const Options& options, const char* name, double fallback) {
+  return options.Has(name) ? ParseDouble(name, options.Get(name)) : fallback;
+}
+
 void ParseDistribution(const Options& options, GenerateArgs* args) {
   using randtensor::Distribution;
   const std::string dist = options.Has("--dist") ? options.Get("--dist") : "bits";
@@ -77,20 +82,17 @@ void ParseDistribution(const Options& options, GenerateArgs* args) {
   } else if (dist == "uniform") {
     dtype = "float32";
     allowed = {"--low", "--high"};
-    args->distribution = Distribution::Uniform(
-        options.Has("--low") ? ParseDouble("--low", options.Get("--low")) : 0.0,
-        options.Has("--high") ? ParseDouble("--high", options.Get("--high")) : 1.0);
+    args->distribution = Distribution::Uniform(DoubleOr(options, "--low", 0.0),
+                                               DoubleOr(options, "--high", 1.0));
   } else if (dist == "normal") {
     dtype = "float32";
     allowed = {"--mean", "--std"};
-    args->distribution = Distribution::Normal(
-        options.Has("--mean") ? ParseDouble("--mean", options.Get("--mean")) : 0.0,
-        options.Has("--std") ? ParseDouble("--std", options.Get("--std")) : 1.0);
+    args->distribution = Distribution::Normal(DoubleOr(options, "--mean", 0.0),
+                                              DoubleOr(options, "--std", 1.0));
   } else if (dist == "bernoulli") {
     dtype = "float32";
     allowed = {"--p"};
-    args->distribution =
-        Distribution::Bernoulli(options.Has("--p") ? ParseDouble("--p", options.Get("--p")) : 0.5);
+    args->distribution = Distribution::Bernoulli(DoubleOr(options, "--p", 0.5));
   } else if (dist == "integers") {
     dtype = "int64";
     allowed = {"--low", "--high"};

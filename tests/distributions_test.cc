@@ -133,11 +133,15 @@ uint64_t ReadBits(const uint8_t* p, int size) {
 struct Layout {
   const char* what;
   std::vector<int64_t> sizes, strides;
+  bool pass_strides = true;  // false: TensorDesc::strides = nullptr (packed)
 };
 
+// "packed, no strides" with one thread and element offset 0 is the small
+// packed fill that runs its kernel without a plan (fill.cc, DirectFill).
 std::vector<Layout> LayoutsFor(uint64_t n) {
   const int64_t m = static_cast<int64_t>(n);
-  std::vector<Layout> out = {{"packed", {m}, {1}}, {"reversed", {m}, {-1}}};
+  std::vector<Layout> out = {
+      {"packed", {m}, {1}}, {"packed, no strides", {m}, {1}, false}, {"reversed", {m}, {-1}}};
   if (n % 2 == 0) {
     out.push_back({"padded rows", {2, m / 2}, {m / 2 + 3, 1}});
     out.push_back({"transposed", {2, m / 2}, {1, 2}});
@@ -224,7 +228,7 @@ TEST(Distributions, FillsEqualTheReferenceOnEveryTargetLayoutAndThreadCount) {
           desc.dtype = type;
           desc.rank = static_cast<int32_t>(layout.sizes.size());
           desc.sizes = layout.sizes.data();
-          desc.strides = layout.strides.data();
+          desc.strides = layout.pass_strides ? layout.strides.data() : nullptr;
           desc.byte_offset = static_cast<uint64_t>(-low) * static_cast<uint64_t>(size);
           FillOptions options;
           options.element_offset = r.offset;

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <cstdint>
+#include <cstring>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -424,7 +425,9 @@ std::vector<uint8_t> FillAs(randtensor::DataType type, const randtensor::Distrib
 
 // A small packed 1-D fill runs its kernel directly, without a plan: the
 // same bytes (and nothing past the tensor) and the same output state as the
-// planned path of the same tensor, for every kind of element.
+// planned path of the same tensor, for every kind of element; the bits
+// against the oracle. (distributions_test checks the direct path's values
+// against the reference model: its "packed, no strides" layout.)
 TEST(Layouts, SmallPackedFillsEqualThePlannedPath) {
   using randtensor::DataType;
   using randtensor::Distribution;
@@ -450,6 +453,11 @@ TEST(Layouts, SmallPackedFillsEqualThePlannedPath) {
     for (int64_t count : {1, 2, 3, 5, 16, 17, 63, 64, 1000, 2047, 2048, 4096, 4097}) {
       PhiloxState direct_next{}, planned_next{}, rows_next{};
       const std::vector<uint8_t> direct = FillAs(k.type, k.d, count, 0, &direct_next);
+      if (k.type == DataType::kUint32) {  // bits: the oracle (Random123)
+        std::vector<uint32_t> words(static_cast<size_t>(count));
+        std::memcpy(words.data(), direct.data(), words.size() * 4);
+        EXPECT_EQ(words, OracleLogical(Shape{{count}, {}}, kState, 0)) << count << " elements";
+      }
       EXPECT_EQ(direct, FillAs(k.type, k.d, count, 1, &planned_next))
           << "type " << static_cast<int>(k.type) << ", " << count << " elements";
       EXPECT_EQ(direct, FillAs(k.type, k.d, count, 2, &rows_next));

@@ -220,12 +220,11 @@ at::Tensor EmptyFactory(Sizes size, c10::optional<at::ScalarType> dtype,
                            pin_memory));
 }
 
+// A strided floating tensor of a type the library writes.
 bool DrawnHere(const at::Tensor& t) {
-  if (t.layout() != at::kStrided) return false;
-  switch (t.scalar_type()) {
-    case at::kFloat: case at::kDouble: case at::kHalf: case at::kBFloat16: return true;
-    default: return false;
-  }
+  randtensor::DataType type;
+  return t.layout() == at::kStrided && at::isFloatingType(t.scalar_type()) &&
+         LibraryType(t.scalar_type(), &type);
 }
 
 at::Tensor RandGenerator(Sizes size, Gen gen, c10::optional<at::ScalarType> dtype,

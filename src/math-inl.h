@@ -206,9 +206,26 @@ constexpr double kCosTerms[] = {-1.0 / 6402373705728000.0, 1.0 / 20922789888000.
 constexpr size_t kSinCount = sizeof(kSinTerms) / sizeof(kSinTerms[0]);
 constexpr size_t kCosCount = sizeof(kCosTerms) / sizeof(kCosTerms[0]);
 
+// sin r and cos r for r = rh + rl, |r| <= pi/4, |rl| <= ulp(rh) / 2: Taylor
+// series with the leading terms added last.
+template <class DD, class V = hn::Vec<DD>>
+HWY_INLINE void SinCosSeries(DD dd, V rh, V rl, V* sin_r, V* cos_r) {
+  const V r = hn::Add(rh, rl);
+  const V t = hn::Mul(r, r);
+  // The series without their first one (sin) or two (cos) terms.
+  V sp = hn::Set(dd, kSinTerms[0]), cp = hn::Set(dd, kCosTerms[0]);
+  for (size_t i = 1; i + 1 < kSinCount; ++i) sp = FmaD(dd, sp, t, hn::Set(dd, kSinTerms[i]));
+  for (size_t i = 1; i + 2 < kCosCount; ++i) cp = FmaD(dd, cp, t, hn::Set(dd, kCosTerms[i]));
+  *sin_r = hn::Add(rh, hn::Add(rl, hn::Mul(rh, hn::Mul(t, sp))));  // r - r^3/6 + ...
+  const V one = hn::Set(dd, 1.0);
+  const V half = hn::Mul(hn::Set(dd, 0.5), t);
+  const V one_minus = hn::Sub(one, half);
+  *cos_r = hn::Add(one_minus, hn::Add(hn::Sub(hn::Sub(one, one_minus), half),
+                                      hn::Mul(t, hn::Mul(t, cp))));  // 1 - r^2/2 + ...
+}
+
 // sin(pi v) and cos(pi v) for v in [0, 2]: 2v = k + f exactly (|f| <= 1/2),
-// r = f pi/2 as a double-double (hi, lo), Taylor series with the leading
-// terms added last.
+// r = f pi/2 as a double-double (hi, lo), then SinCosSeries.
 template <class DD, class V = hn::Vec<DD>>
 HWY_INLINE void SinCosPi(DD dd, V v, V* sin_v, V* cos_v) {
   constexpr double kPio2Hi = 1.5707963267948966, kPio2Lo = 6.123233995736766e-17;
@@ -218,18 +235,8 @@ HWY_INLINE void SinCosPi(DD dd, V v, V* sin_v, V* cos_v) {
   const V hi = hn::Set(dd, kPio2Hi);
   const V rh = hn::Mul(f, hi);
   const V rl = hn::Add(FmaD(dd, f, hi, hn::Neg(rh)), hn::Mul(f, hn::Set(dd, kPio2Lo)));
-  const V r = hn::Add(rh, rl);
-  const V t = hn::Mul(r, r);
-  // The series without their first one (sin) or two (cos) terms.
-  V sp = hn::Set(dd, kSinTerms[0]), cp = hn::Set(dd, kCosTerms[0]);
-  for (size_t i = 1; i + 1 < kSinCount; ++i) sp = FmaD(dd, sp, t, hn::Set(dd, kSinTerms[i]));
-  for (size_t i = 1; i + 2 < kCosCount; ++i) cp = FmaD(dd, cp, t, hn::Set(dd, kCosTerms[i]));
-  const V s = hn::Add(rh, hn::Add(rl, hn::Mul(rh, hn::Mul(t, sp))));  // r - r^3/6 + ...
-  const V one = hn::Set(dd, 1.0);
-  const V half = hn::Mul(hn::Set(dd, 0.5), t);
-  const V one_minus = hn::Sub(one, half);
-  const V c = hn::Add(one_minus, hn::Add(hn::Sub(hn::Sub(one, one_minus), half),
-                                         hn::Mul(t, hn::Mul(t, cp))));  // 1 - r^2/2 + ...
+  V s, c;
+  SinCosSeries(dd, rh, rl, &s, &c);
   Quadrant(dd, k, s, c, sin_v, cos_v);
 }
 
@@ -239,6 +246,78 @@ HWY_INLINE V Radius(DD dd, V log_u) {
   return hn::Sqrt(hn::Mul(hn::Set(dd, -2.0), log_u));
 }
 
+
+// ------------------------------- tan and exp for Cauchy and log-normal
+// In double lanes, for float64 values and, rounded once to float, for the
+// narrower types (docs/SPEC.md section 8.1 states their bounds;
+// tests/reference/transforms_check.cc measures them).
+
+// x + y = *s + *e exactly (Knuth's TwoSum, any magnitudes).
+template <class V>
+HWY_INLINE void TwoSumD(V x, V y, V* s, V* e) {
+  *s = hn::Add(x, y);
+  const V yy = hn::Sub(*s, x);
+  *e = hn::Add(hn::Sub(x, hn::Sub(*s, yy)), hn::Sub(y, yy));
+}
+
+// tan(a) for |a| < pi/2. Up to pi/4: sin a / cos a. Beyond: cot(pi/2 - |a|)
+// with pi/2 - |a| as a double-double (fdlibm's three-part pi/2: P1 - |a| is
+// exact by Sterbenz's lemma, P2 and P2T carry the rest), so the distance to
+// the pole keeps its relative precision down to double's pi/2 (6.1e-17 short
+// of the pole: tan about 1.6e16).
+template <class DD, class V = hn::Vec<DD>>
+HWY_INLINE V TanD(DD dd, V a) {
+  constexpr double kP1 = 1.57079632673412561417e+00;   // 33 bits of pi/2
+  constexpr double kP2 = 6.07710050630396597660e-11;   // the next 33
+  constexpr double kP2T = 2.02226624879595063154e-21;  // pi/2 - P1 - P2
+  const V x = hn::Abs(a);
+  const auto far = hn::Gt(x, hn::Set(dd, 0.78539816339744830962));
+  V h, l;
+  TwoSumD(hn::Sub(hn::Set(dd, kP1), x), hn::Set(dd, kP2), &h, &l);
+  l = hn::Add(l, hn::Set(dd, kP2T));
+  const V rh_far = hn::Add(h, l);  // Fast2Sum: |l| <= ulp(h)
+  const V rl_far = hn::Sub(l, hn::Sub(rh_far, h));
+  V s, c;
+  SinCosSeries(dd, hn::IfThenElse(far, rh_far, x), hn::IfThenElseZero(far, rl_far), &s, &c);
+  const V t = hn::IfThenElse(far, hn::Div(c, s), hn::Div(s, c));
+  return hn::CopySign(t, a);
+}
+
+// 2^k for integral k in [-1022, 1023] held as a double: the bits of k + 1023
+// (the low bits of 2^52 + k + 1023), shifted into the exponent.
+template <class DD, class V = hn::Vec<DD>>
+HWY_INLINE V Pow2D(DD dd, V k) {
+  const hn::RebindToUnsigned<DD> du;
+  const auto biased = hn::BitCast(du, hn::Add(k, hn::Set(dd, 0x1p52 + 1023.0)));
+  return hn::BitCast(dd, hn::ShiftLeft<52>(hn::And(biased, hn::Set(du, 0x7FFull))));
+}
+
+// exp(x) for any x but NaN: x = k ln2 + r (fdlibm's split of ln2: k ln2_hi
+// and x - k ln2_hi exact), r = rh + rl with |r| <= ln2 / 2 (TwoSum), exp(r)
+// = 1 + (rh + (rl + r^2 P(r))) by Taylor's series to r^14 / 14! (whose
+// remainder is below 2^-60), then times 2^k in two exact steps (one rounding
+// where the result is subnormal, infinity past double's range).
+constexpr double kExpTerms[] = {1.0 / 87178291200.0, 1.0 / 6227020800.0, 1.0 / 479001600.0,
+                                1.0 / 39916800.0,    1.0 / 3628800.0,    1.0 / 362880.0,
+                                1.0 / 40320.0,       1.0 / 5040.0,       1.0 / 720.0,
+                                1.0 / 120.0,         1.0 / 24.0,         1.0 / 6.0,
+                                1.0 / 2.0};
+template <class DD, class V = hn::Vec<DD>>
+HWY_INLINE V ExpD(DD dd, V x) {
+  // Past these, exp(x) rounds to 0 or overflows; clamping keeps k in range.
+  const V xc = hn::Min(hn::Max(x, hn::Set(dd, -746.0)), hn::Set(dd, 710.0));
+  const V k = hn::Floor(FmaD(dd, xc, hn::Set(dd, 1.4426950408889634), hn::Set(dd, 0.5)));
+  const V hi = hn::Sub(xc, hn::Mul(k, hn::Set(dd, kLn2Hi)));  // both exact
+  V rh, rl;
+  TwoSumD(hi, hn::Neg(hn::Mul(k, hn::Set(dd, kLn2Lo))), &rh, &rl);
+  V p = hn::Set(dd, kExpTerms[0]);
+  for (size_t i = 1; i < sizeof(kExpTerms) / sizeof(kExpTerms[0]); ++i) {
+    p = FmaD(dd, p, rh, hn::Set(dd, kExpTerms[i]));
+  }
+  const V y = hn::Add(hn::Set(dd, 1.0), hn::Add(rh, FmaD(dd, hn::Mul(rh, rh), p, rl)));
+  const V k1 = hn::Floor(hn::Mul(k, hn::Set(dd, 0.5)));
+  return hn::Mul(hn::Mul(y, Pow2D(dd, k1)), Pow2D(dd, hn::Sub(k, k1)));
+}
 
 // ------------------------------------------------------- float normals
 // Box-Muller for float32 (and float16/bfloat16) normals in float lanes, one

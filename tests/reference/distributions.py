@@ -261,7 +261,7 @@ def within_normal_tolerance(got, exact, fmt):
 def word_count(dist, dtype, params=(), variant="pytorch"):
     if dist == "bits":
         return 1
-    if dist in ("uniform", "normal", "bernoulli"):
+    if dist in ("uniform", "normal", "bernoulli") + TRANSFORMS:
         return 2 if dtype == F64 else 1
     if dist == "integers":
         return 2 if wide_integers(params[0], params[1], variant) else 1
@@ -373,7 +373,8 @@ def fill(state, k, n, dist, params, dtype, variant="pytorch", fused=True):
     """Elements k .. k+n-1 of a fill: (list of output bit patterns, output state).
 
     dist: "bits" (dtype uint32), "uniform" (low, high), "normal" (mean, std),
-    "bernoulli" (p,), "integers" (low, high). The output state is
+    "bernoulli" (p,), "integers" (low, high), "exponential" (lambda,), "cauchy"
+    (median, sigma), "log_normal" (mean, std), "geometric" (p,). The output state is
     C + ceil((k + n) * w / 4) (SPEC.md section 8)."""
     from philox_stream import advance, stream_words
     w = word_count(dist, dtype, params, variant)
@@ -381,6 +382,8 @@ def fill(state, k, n, dist, params, dtype, variant="pytorch", fused=True):
     out_state = advance(state, end_blocks)
     if dist == "normal":
         return [d[2] for d in normal_detail(state, k, n, params[0], params[1], dtype)], out_state
+    if dist == "log_normal":
+        return [t[1] for t in log_normal_detail(state, k, n, params[0], params[1], dtype)], out_state
     words = stream_words(state, w * k, w * n)
     return fill_words(words, dist, params, dtype, variant, fused)[0], out_state
 
@@ -409,9 +412,121 @@ def fill_words(words, dist, params, dtype, variant="pytorch", fused=True):
             r = high - low
             x = ((ws[0] << 32) | ws[1]) if w == 2 else ws[0]
             vals.append(_int_out(low + x % r, dtype))
+        elif dist in ("exponential", "cauchy", "geometric"):
+            vals.append(transform(dist, ws, params, dtype)[1])
         else:
             raise ValueError(dist)
     return vals, w
+
+
+# ------------------------------------- exponential, Cauchy, log-normal, geometric ---
+# docs/SPEC.md section 8.1: PyTorch CUDA's transforms (ATen/core/TransformationHelper.h,
+# the CUDA branch, torch 2.11) of u in the accumulation type (float for float32, float16,
+# bfloat16 and the integer types, double for float64). The IEEE steps on u (the clip, t,
+# a, q) are rounded as PyTorch rounds them; log, tan, exp, the division and m + s tan a
+# are exact (mpmath at MP_PREC bits); the result is rounded once to the output type.
+TRANSFORMS = ("exponential", "cauchy", "log_normal", "geometric")
+INT_TYPES = ("uint8", "int32", "int64")
+
+
+def _acc(dtype):
+    return F64 if dtype == F64 else F32
+
+
+def pi_of(fmt):
+    """c10::pi<T>: pi rounded to float or double."""
+    with mpmath.workprec(MP_PREC):
+        return rnd(mpf_to_fraction(+mpmath.pi), fmt)
+
+
+def unit(words, acc):
+    """cuRAND's u in (0, 1]: u32 of one word (float) or u53 of two (double), exact."""
+    return value(u32(words[0]), F32) if acc == F32 else value(u53(words[0], words[1]), F64)
+
+
+def geometric_q(p, acc):
+    """q = 1 - p in the accumulation type, p cast to it first (PyTorch's log(1 - p)).
+    SPEC.md 8.1 asks 0 < q < 1 (else log q is 0 or -inf): ValueError otherwise."""
+    q = rnd(1 - rnd(Fraction(p), acc), acc)
+    if not 0 < q < 1:
+        raise ValueError(f"geometric p = {p!r}: q = 1 - p rounds to {q} in {acc}")
+    return q
+
+
+def geometric_ceiling(u, q):
+    """ceil(log u / log q) exactly: mpmath's ratio, except where it is within 2^-150 of
+    an integer k, where u == q^k (exact rationals) decides."""
+    if u == 1:
+        return 0
+    with mpmath.workprec(MP_PREC):
+        r = mpmath.log(_mpf(u)) / mpmath.log(_mpf(q))
+        k = int(mpmath.nint(r))
+        if abs(r - k) < mpmath.mpf(2) ** -150:
+            if u == q ** k:
+                return k
+            return k + 1 if r > k else k
+        return int(mpmath.ceil(r))
+
+
+def _out_bits(exact, dtype):
+    """The exact value (mpf or Fraction) rounded once to the output type."""
+    fr = mpf_to_fraction(exact)
+    return round_bits(fr, dtype, negative_zero=False)
+
+
+def transform(dist, words, params, dtype):
+    """(exact value as an mpf or int, output bits) of one exponential, Cauchy or
+    geometric element from its stream words (1 word, 2 for float64)."""
+    acc = _acc(dtype)
+    u = unit(words, acc)
+    if dist == "exponential":
+        half_eps = Fraction(1, 2**24) if acc == F32 else Fraction(1, 2**53)
+        lam = rnd(Fraction(params[0]), acc)
+        with mpmath.workprec(MP_PREC):
+            log = -_mpf(half_eps) if u >= 1 - half_eps else mpmath.log(_mpf(u))
+            exact = -log / _mpf(lam)
+        return exact, _out_bits(exact, dtype)
+    if dist == "cauchy":
+        m, s = rnd(Fraction(params[0]), acc), rnd(Fraction(params[1]), acc)
+        if acc == F32:  # torch 2.11 clips float u to [eps, 1 - eps] (eps = 2^-23)
+            eps = Fraction(1, 2**23)
+            u = min(max(u, eps), 1 - eps)
+        t = rnd(u - Fraction(1, 2), acc)
+        a = rnd(pi_of(acc) * t, acc)
+        with mpmath.workprec(MP_PREC):
+            exact = _mpf(m) + _mpf(s) * mpmath.tan(_mpf(a))
+        return exact, _out_bits(exact, dtype)
+    if dist == "geometric":
+        k = geometric_ceiling(u, geometric_q(params[0], acc))
+        if dtype in INT_TYPES:
+            return k, k & ((1 << INT_WIDTH[dtype]) - 1)
+        # u = 1: log(u) = +0 over log(q) < 0 is -0, and ceil keeps it (IEEE).
+        if dtype in (F16, BF16):  # static_cast<Half>(float ceil)
+            return k, round_bits(rnd(Fraction(k), F32), dtype, negative_zero=(u == 1))
+        return k, round_bits(Fraction(k), dtype, negative_zero=(u == 1))
+    raise ValueError(dist)
+
+
+def geometric_fits(p, dtype):
+    """Whether every geometric(p) value fits an integer output type: the largest comes
+    from the smallest u, u32(0) = 2^-33."""
+    if dtype not in INT_TYPES:
+        return True
+    top = {"uint8": 255, "int32": 2**31 - 1, "int64": 2**63 - 1}[dtype]
+    return geometric_ceiling(value(u32(0), F32), geometric_q(p, F32)) <= top
+
+
+def log_normal_detail(state, k, n, mean, std, dtype):
+    """For log_normal(mean, std): per element (x bits in the accumulation type: the
+    reference normal(mean, std) before rounding to the output type, output bits of
+    exp(x) rounded once)."""
+    acc = _acc(dtype)
+    out = []
+    for _, _, x in normal_detail(state, k, n, mean, std, acc):
+        with mpmath.workprec(MP_PREC):
+            e = mpmath.exp(_mpf(value(x, acc)))
+        out.append((x, _out_bits(e, dtype)))
+    return out
 
 
 def to_float(bits, fmt):

@@ -320,3 +320,123 @@ def test_recorded_torch_transforms():
             assert d.fill(st, 0, 1, kind, params, dtype)[0][0] == g, (key, li)
         checked += 1
     assert checked >= 40 * 4
+
+
+# ------------------------------ SPEC.md 8.1: exponential, Cauchy, log-normal, geometric ---
+def _u32_float(x):
+    # float(x) 2^-32 + 2^-33 is exact in double (at most 33 bits), so one rounding
+    return float(np.float32(float(np.float32(x)) * 2.0**-32 + 2.0**-33))
+
+
+def test_transforms_against_pythons_math():
+    """The exact values against Python's own double log/tan/exp (within 1e-15
+    relative), at words from 0 to the 128 that give u = 1."""
+    for x in (0, 1, 12345, 2**31, 0xDEADBEEF, 2**32 - 200, 2**32 - 1):
+        u = _u32_float(x)
+        ex, _ = d.transform("exponential", [x], (1.5,), "float32")
+        want = (2.0**-24 if u >= 1 - 2.0**-24 else -math.log(u)) / 1.5
+        assert abs(float(ex) - want) <= 1e-15 * want
+        ex, _ = d.transform("cauchy", [x], (0.5, 2.0), "float32")
+        uc = min(max(u, 2.0**-23), 1 - 2.0**-23)
+        a = float(np.float32(np.float32(math.pi) * np.float32(uc - 0.5)))
+        want = 0.5 + 2.0 * math.tan(a)
+        assert abs(float(ex) - want) <= 1e-15 * abs(2.0 * math.tan(a)) + 1e-300
+        k, bits = d.transform("geometric", [x], (0.2,), "float32")
+        q = float(np.float32(1 - np.float32(0.2)))
+        assert k == math.ceil(math.log(u) / math.log(q))
+        assert bits == (0x80000000 if u == 1 else d.round_bits(Fraction(k), "float32"))
+
+
+def test_geometric_integer_ratios_and_domain():
+    # p = 1/2: q = 1/2 and u = 2^-k gives log u / log q = k exactly, whose ceiling is k
+    x = 2**31 - 1  # u32 = 0.5 exactly (float(x) = 2^31)
+    assert d.value(d.u32(x), "float32") == Fraction(1, 2)
+    assert d.transform("geometric", [x], (0.5,), "int32") == (1, 1)
+    assert d.transform("geometric", [2**30 - 1], (0.5,), "int64")[0] == 2
+    assert d.transform("geometric", [2**30 - 1], (0.75,), "int64")[0] == 1  # 2 / 2
+    # u = u32(0) = 2^-33 gives the largest value: 33 for p = 1/2
+    assert d.transform("geometric", [0], (0.5,), "uint8")[0] == 33
+    assert d.geometric_fits(0.09, "uint8") and not d.geometric_fits(0.08, "uint8")
+    for p in (1e-12, 1 - 1e-12):  # q rounds to 1 or 0 in float
+        with pytest.raises(ValueError):
+            d.transform("geometric", [5], (p,), "float32")
+    d.transform("geometric", [5, 6], (1e-12,), "float64")  # but not in double
+
+
+def test_transform_word_counts_and_states():
+    st = [0, 0, 0, 0, 7, 9]
+    for dist, params in (("exponential", (1.0,)), ("cauchy", (0.0, 1.0)),
+                         ("log_normal", (0.0, 1.0)), ("geometric", (0.5,))):
+        assert d.fill(st, 0, 5, dist, params, "float32")[1][0] == 2          # ceil(5/4)
+        assert d.fill(st, 0, 5, dist, params, "float64")[1][0] == 3          # ceil(10/4)
+        # an element offset is a window of the same elements
+        whole = d.fill(st, 0, 7, dist, params, "float32")[0]
+        assert d.fill(st, 3, 4, dist, params, "float32")[0] == whole[3:]
+
+
+def test_log_normal_is_exp_of_the_normal():
+    st = [1, 2, 3, 4, 5, 6]
+    for dtype in ("float32", "float64", "float16"):
+        acc = "float64" if dtype == "float64" else "float32"
+        normal = d.fill(st, 0, 9, "normal", (0.25, 0.5), acc)[0]
+        got = d.fill(st, 0, 9, "log_normal", (0.25, 0.5), dtype)[0]
+        for n, g in zip(normal, got):
+            assert g == d.round_bits(Fraction(math.exp(d.to_float(n, acc))), dtype) or \
+                abs(d.to_float(g, dtype) / math.exp(d.to_float(n, acc)) - 1) < 2e-16
+
+
+def _recorded_h100_cases():
+    import json
+    folder = os.path.join(HERE, "torch_backend", "recorded")
+    with open(os.path.join(folder, "distributions.json")) as f:
+        data = json.load(f)
+    return data, np.load(os.path.join(folder, "distributions.npz"))
+
+
+def test_transforms_match_the_recorded_h100():
+    """tests/reference/torch_backend/recorded (record_distributions.py, torch 2.11 on an
+    H100), the first 300 elements of each case in the GPU's element order
+    (torch_cuda/order.py): geometric exactly, in every type; exponential, Cauchy and
+    log-normal within CUDA's fast log/tan/exp (absolute 2^-19 on log u, on the angle,
+    on the normal; after one rounding for float16 and bfloat16)."""
+    import sys
+    sys.path.insert(0, os.path.join(HERE, "torch_cuda"))
+    import order as o
+    data, arrays = _recorded_h100_cases()
+    env = data["env"]
+    params = {"exponential_": (1.5,), "cauchy_": (0.5, 2.0), "log_normal_": (0.25, 0.5),
+              "geometric_": (0.2,)}
+    tol = {"float32": 2.0**-19, "float64": 1e-13, "float16": 2.0**-10, "bfloat16": 2.0**-7}
+    checked = 0
+    for case in data["cases"]:
+        op, dtype = case["op"], case["dtype"]
+        if op not in params:
+            continue
+        dist, acc = op[:-1], ("float64" if dtype == "float64" else "float32")
+        got = arrays[f"c{case['id']}"]
+        for e in range(300):
+            kind = "normal" if dist == "log_normal" else "uniform"
+            t, blk, lane = o.word_address(kind, e, case["n"], env["sm_count"],
+                                          env["threads_per_sm"], dtype=acc)
+            w = o.philox_block(case["seed"], 0, t, blk)
+            if dist == "log_normal":
+                z = (d.box_muller_f(*(w[0:2] if lane < 2 else w[2:4]))[lane % 2] if acc == "float32"
+                     else d.box_muller_d(*w)[lane])
+                want = 0.25 + 0.5 * float(z)
+                assert abs(math.log(d.to_float(int(got[e]), dtype)) - want) <= \
+                    tol[dtype] * max(1.0, abs(want)), (op, dtype, e)
+                checked += 1
+                continue
+            ws = [w[lane]] if acc == "float32" else [w[2 * lane], w[2 * lane + 1]]
+            exact, bits = d.transform(dist, ws, params[op], dtype)
+            if dist == "geometric":
+                assert int(got[e]) == bits, (op, dtype, e)
+            else:
+                g = d.to_float(int(got[e]), dtype)
+                if dist == "exponential":  # compare -log u
+                    mine, gpu = float(exact) * 1.5, g * 1.5
+                else:  # compare the angle
+                    mine, gpu = math.atan((float(exact) - 0.5) / 2), math.atan((g - 0.5) / 2)
+                assert abs(mine - gpu) <= tol[dtype] * max(1.0, abs(mine)), (op, dtype, e)
+            checked += 1
+    assert checked == 19 * 300

@@ -446,10 +446,11 @@ def unit(words, acc):
 
 def geometric_q(p, acc):
     """q = 1 - p in the accumulation type, p cast to it first (PyTorch's log(1 - p)).
-    SPEC.md 8.1 asks 0 < q < 1 (else log q is 0 or -inf): ValueError otherwise."""
+    q may round to 0 (log q = -inf: every value a zero, IEEE); SPEC.md 8.1 refuses a
+    q that rounds to 1 (log q = 0: -inf and NaN): ValueError."""
     q = rnd(1 - rnd(Fraction(p), acc), acc)
-    if not 0 < q < 1:
-        raise ValueError(f"geometric p = {p!r}: q = 1 - p rounds to {q} in {acc}")
+    if q == 1:
+        raise ValueError(f"geometric p = {p!r}: q = 1 - p rounds to 1 in {acc}")
     return q
 
 
@@ -497,23 +498,30 @@ def transform(dist, words, params, dtype):
             exact = _mpf(m) + _mpf(s) * mpmath.tan(_mpf(a))
         return exact, _out_bits(exact, dtype)
     if dist == "geometric":
-        k = geometric_ceiling(u, geometric_q(params[0], acc))
+        q = geometric_q(params[0], acc)
+        if q == 0:  # log u / -inf: +0, or -0 where u = 1 (log u = +0)
+            return 0, (0 if dtype in INT_TYPES else round_bits(0, dtype, negative_zero=(u == 1)))
+        k = geometric_ceiling(u, q)
+        # PyTorch's transform returns ceil in the accumulation type, rounded to it
+        # (exact below 2^24 in float), then cast to the output type.
+        ka = rnd(Fraction(k), acc)
         if dtype in INT_TYPES:
-            return k, k & ((1 << INT_WIDTH[dtype]) - 1)
+            return k, int(ka) & ((1 << INT_WIDTH[dtype]) - 1)
         # u = 1: log(u) = +0 over log(q) < 0 is -0, and ceil keeps it (IEEE).
-        if dtype in (F16, BF16):  # static_cast<Half>(float ceil)
-            return k, round_bits(rnd(Fraction(k), F32), dtype, negative_zero=(u == 1))
-        return k, round_bits(Fraction(k), dtype, negative_zero=(u == 1))
+        return k, round_bits(ka, dtype, negative_zero=(u == 1))
     raise ValueError(dist)
 
 
 def geometric_fits(p, dtype):
     """Whether every geometric(p) value fits an integer output type: the largest comes
-    from the smallest u, u32(0) = 2^-33."""
+    from the smallest u, u32(0) = 2^-33 (as a float: the transform's own type)."""
     if dtype not in INT_TYPES:
         return True
     top = {"uint8": 255, "int32": 2**31 - 1, "int64": 2**63 - 1}[dtype]
-    return geometric_ceiling(value(u32(0), F32), geometric_q(p, F32)) <= top
+    q = geometric_q(p, F32)
+    if q == 0:
+        return True
+    return rnd(Fraction(geometric_ceiling(value(u32(0), F32), q)), F32) <= top
 
 
 def log_normal_detail(state, k, n, mean, std, dtype):

@@ -357,10 +357,17 @@ def test_geometric_integer_ratios_and_domain():
     # u = u32(0) = 2^-33 gives the largest value: 33 for p = 1/2
     assert d.transform("geometric", [0], (0.5,), "uint8")[0] == 33
     assert d.geometric_fits(0.09, "uint8") and not d.geometric_fits(0.08, "uint8")
-    for p in (1e-12, 1 - 1e-12):  # q rounds to 1 or 0 in float
+    # q rounds to 1 in float (not in double): refused; to 0: zeros (-0 where u = 1)
+    for dtype in ("float32", "int64"):
         with pytest.raises(ValueError):
-            d.transform("geometric", [5], (p,), "float32")
-    d.transform("geometric", [5, 6], (1e-12,), "float64")  # but not in double
+            d.transform("geometric", [5], (1e-12,), dtype)
+    assert d.transform("geometric", [5, 6], (1e-12,), "float64")[0] > 2**30
+    assert d.transform("geometric", [5], (1 - 1e-12,), "float32")[1] == 0
+    assert d.transform("geometric", [2**32 - 1], (1 - 1e-12,), "bfloat16")[1] == 0x8000
+    assert d.geometric_fits(1 - 1e-12, "uint8")
+    # integer types take the float ceiling: past 2^24 it is rounded to float
+    k, bits = d.transform("geometric", [0], (1e-7,), "int64")
+    assert k > 2**24 and bits == int(d.rnd(Fraction(k), "float32")) and bits % 16 == 0
 
 
 def test_transform_word_counts_and_states():

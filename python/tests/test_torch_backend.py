@@ -308,6 +308,26 @@ def test_rand_and_randn_equal_pytorchs_composite_form(backend):
         assert torch.rand(2, 3, names=("a", "b")).names == ("a", "b")
 
 
+def test_rand_and_randn_follow_the_default_dtype_and_requires_grad(backend):
+    """The factories' own allocation (no trip through the dispatcher for
+    empty) keeps what at::empty would: the default dtype, requires_grad, and
+    the composite form's values."""
+    default = torch.get_default_dtype()
+    try:
+        torch.set_default_dtype(torch.float64)
+        for factory, draw in ((torch.rand, lambda t: t.uniform_()),
+                              (torch.randn, lambda t: t.normal_())):
+            torch.manual_seed(5)
+            x = factory(3, 5, requires_grad=True)
+            torch.manual_seed(5)
+            want = draw(torch.empty(3, 5))
+            assert x.dtype == torch.float64 and x.requires_grad and x.is_contiguous()
+            assert torch.equal(x.detach(), want)
+            assert factory(0).shape == (0,)
+    finally:
+        torch.set_default_dtype(default)
+
+
 def test_rand_and_randn_errors_are_pytorchs():
     calls = (lambda: torch.randn(4, dtype=torch.int64), lambda: torch.rand(4, dtype=torch.int32),
              lambda: torch.randn(-1), lambda: torch.rand(3, layout=torch.sparse_csr))

@@ -9,6 +9,7 @@
 // docs/torch.md) on randtensor's Philox stream.
 #include <ATen/ATen.h>
 #include <ATen/Dispatch.h>
+#include <ATen/EmptyTensor.h>
 #include <ATen/Parallel.h>
 #include <ATen/native/DistributionTemplates.h>
 #include <ATen/ops/_sample_dirichlet_native.h>
@@ -206,25 +207,43 @@ using Sizes = c10::SymIntArrayRef;
 at::Tensor EmptyOf(Sizes size, const at::TensorOptions& options) {
   return at::empty_symint(size, options);
 }
+at::IntArrayRef IntsOf(Sizes size) { return C10_AS_INTARRAYREF_SLOW(size); }
 #else
 using Sizes = at::IntArrayRef;
 at::Tensor EmptyOf(Sizes size, const at::TensorOptions& options) {
   return at::empty(size, options);
 }
+at::IntArrayRef IntsOf(Sizes size) { return size; }
 #endif
 
+// A floating type the library writes.
+bool DrawnType(at::ScalarType type) {
+  randtensor::DataType library_type;
+  return at::isFloatingType(type) && LibraryType(type, &library_type);
+}
+
+// A strided tensor of such a type.
+bool DrawnHere(const at::Tensor& t) {
+  return t.layout() == at::kStrided && DrawnType(t.scalar_type());
+}
+
+// The factory's output. A plain strided CPU tensor of a type drawn here
+// comes from empty's CPU kernel itself (at::detail::empty_cpu, with its size
+// checks and errors), without a trip through the dispatcher, which costs a
+// 16-element call more than its draw; the draw overwrites every element, so
+// deterministic mode's fill of new memory has nothing to add. Only
+// profiles differ: they show no aten::empty under aten::rand/randn. Pinned
+// memory and other layouts take at::empty, as PyTorch's composite does.
 at::Tensor EmptyFactory(Sizes size, c10::optional<at::ScalarType> dtype,
                         c10::optional<at::Layout> layout, c10::optional<at::Device> device,
                         c10::optional<bool> pin_memory) {
+  const at::ScalarType type = dtype.value_or(c10::typeMetaToScalarType(at::get_default_dtype()));
+  if (layout.value_or(at::kStrided) == at::kStrided && !pin_memory.value_or(false) &&
+      DrawnType(type)) {
+    return at::detail::empty_cpu(IntsOf(size), type);
+  }
   return EmptyOf(size, at::TensorOptions().dtype(dtype).layout(layout).device(device).pinned_memory(
                            pin_memory));
-}
-
-// A strided floating tensor of a type the library writes.
-bool DrawnHere(const at::Tensor& t) {
-  randtensor::DataType type;
-  return t.layout() == at::kStrided && at::isFloatingType(t.scalar_type()) &&
-         LibraryType(t.scalar_type(), &type);
 }
 
 at::Tensor RandGenerator(Sizes size, Gen gen, c10::optional<at::ScalarType> dtype,

@@ -122,12 +122,6 @@ Status TorchCudaDropout(DataType dtype, uint64_t count, const void* input, void*
     return Status::Error(StatusCode::kInvalidArgument, "input or output is null for %llu elements",
                          static_cast<unsigned long long>(count));
   }
-  if (count > 0x7FFFFFFFu) {
-    return Status::Error(StatusCode::kUnsupported,
-                         "count = %llu: more than 2^31 - 1 elements (64-bit indexing) is not "
-                         "replayed",
-                         static_cast<unsigned long long>(count));
-  }
   DropoutJob j;
   Status status = TorchCudaThreads(count, gpu, &j.g);
   if (!status.ok()) return status;

@@ -38,7 +38,7 @@ THREAD_RUNS = [
 FRAMEWORKS_VM = "vm/frameworks.txt"
 BACKEND_XEON = "xeon/torch-backend.txt"
 # Later runs of some cases, as RESULTS.md's table takes them: (file, cases).
-BACKEND_XEON_LATER = ("xeon/torch-backend-small-calls.txt", r"\(16( elements)?\)$")
+BACKEND_XEON_LATER = ("xeon/torch-backend-small-calls.txt", r"\(16( elements)?\)$|^build ")
 
 SERIES = [  # (benchmark name prefix, label, line style)
     ("fill/AVX3/packed/1GiB", "randtensor, packed 1 GiB", "-"),
@@ -113,10 +113,17 @@ def read_backend_xeon():
     """[(case, threads, midpoint, low, high)]: BACKEND_XEON's rows, with the
     cases BACKEND_XEON_LATER names taken from its file instead."""
     later_file, later_cases = BACKEND_XEON_LATER
-    later = [r for r in read_backend_table(later_file) if re.search(later_cases, r[0])]
-    replaced = {(r[0], r[1]) for r in later}
-    rows = [later[[(x[0], x[1]) for x in later].index((r[0], r[1]))]
-            if (r[0], r[1]) in replaced else r for r in read_backend_table(BACKEND_XEON)]
+    later = {}  # (case, threads) -> (low, high) over every run of the file
+    for case, threads, _, low, high in read_backend_table(later_file):
+        if re.search(later_cases, case):
+            lo, hi = later.get((case, threads), (low, high))
+            later[(case, threads)] = (min(lo, low), max(hi, high))
+    rows = []
+    for case, threads, mid, low, high in read_backend_table(BACKEND_XEON):
+        if (case, threads) in later:
+            low, high = later[(case, threads)]
+            mid = (low * high) ** 0.5
+        rows.append((case, threads, mid, low, high))
     return rows
 
 

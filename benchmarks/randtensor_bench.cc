@@ -13,6 +13,7 @@
 //           replay/<TARGET>/torch_cuda-<distribution>-<dtype>/<elements>/threads:<T>   (BM_Replay)
 //           misaligned/<TARGET>/<distribution>-<dtype>/<byte offset>/threads:<T>   (BM_Misaligned)
 //           scaling/<hot|cold>/<bytes>/tasks:<auto|E>/threads:<T>   (BM_Scaling)
+//           stores/<TARGET>/<auto|regular|streaming>/<bytes>/threads:<T>   (BM_Stores)
 // Rates are bytes of elements written per second (padding excluded), the same
 // measure `randtensor generate --repeat` prints.
 //
@@ -29,6 +30,7 @@
 #include <cstring>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "ceilings.h"
@@ -167,6 +169,29 @@ void BM_Fill(benchmark::State& state, std::string target, std::string layout, ui
   const TensorDesc desc = DescOf(shape);
   FillOptions options;
   options.threads = threads;
+  PhiloxState s = PhiloxState::FromSeed(0x5eed);
+  for (auto _ : state) {
+    const Status status = randtensor::Fill(desc, buffer.data(), buffer.bytes(), s, &s, options);
+    if (!status.ok()) return state.SkipWithError(status.message());
+    benchmark::ClobberMemory();
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * shape.elements * 4);
+  if (!randtensor::SetTarget("auto").ok()) state.SkipWithError("SetTarget(\"auto\")");
+}
+
+// The packed fill with each store mode of FillOptions::stores: whether the
+// automatic choice (streaming stores past the last-level cache) is the
+// faster one on this host.
+void BM_Stores(benchmark::State& state, std::string target, randtensor::StoreMode mode,
+               uint64_t bytes, uint32_t threads) {
+  const Shape shape = MakeShape("packed", static_cast<int64_t>(bytes / 4));
+  Buffer buffer(static_cast<uint64_t>(shape.span));
+  if (buffer.data() == nullptr) return state.SkipWithError("out of memory");
+  if (!randtensor::SetTarget(target.c_str()).ok()) return state.SkipWithError("target");
+  const TensorDesc desc = DescOf(shape);
+  FillOptions options;
+  options.threads = threads;
+  options.stores = mode;
   PhiloxState s = PhiloxState::FromSeed(0x5eed);
   for (auto _ : state) {
     const Status status = randtensor::Fill(desc, buffer.data(), buffer.bytes(), s, &s, options);
@@ -564,6 +589,22 @@ void RegisterAll() {
                                            .c_str(),
                                        BM_Misaligned, target, c, offset, int64_t{1} << 26, threads)
               ->UseManualTime();
+        }
+      }
+    }
+    const std::pair<const char*, randtensor::StoreMode> modes[] = {
+        {"auto", randtensor::StoreMode::kAuto},
+        {"regular", randtensor::StoreMode::kRegular},
+        {"streaming", randtensor::StoreMode::kStreaming}};
+    for (const auto& mode : modes) {
+      for (uint64_t bytes : sizes) {
+        if (bytes < (uint64_t{1} << 20)) continue;  // no streaming below the caches anyway
+        for (uint32_t threads : thread_counts) {
+          benchmark::RegisterBenchmark(("stores/" + target + "/" + mode.first + "/" +
+                                        SizeName(bytes) + "/threads:" + std::to_string(threads))
+                                           .c_str(),
+                                       BM_Stores, target, mode.second, bytes, threads)
+              ->UseRealTime();
         }
       }
     }

@@ -14,6 +14,14 @@
 #      package, with its whole dependency closure, resolves (apt-get install -s);
 #   4. `arm64` resolves its arm64 packages from main alone, adding no source
 #      (its package lists for arm64 asked of apt, as its --simulate does).
+#
+# Each job starts from a fresh configuration whose lists folder holds a copy of
+# the lists that check 1 downloaded with the same stock sources: the job's own
+# `apt-get update` still asks the archive (and drops any list its sources do
+# not name), but finds those lists current instead of downloading them again
+# (bookworm's lists are fetched once, not five times). Every configuration
+# names the architectures it reads, so an architecture this machine's dpkg
+# has (install-deps.sh arm64 adds arm64) changes nothing here either.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -28,10 +36,13 @@ passed=0 failed=0
 pass() { echo "ok: $*"; passed=$((passed + 1)); }
 fail() { echo "FAILED: $*"; failed=$((failed + 1)); }
 
-# A fresh apt configuration: stock sources, nothing else of this machine's.
+native="$(dpkg --print-architecture)"
+# A fresh apt configuration: stock sources, nothing else of this machine's;
+# its lists folder starts with the stock lists check 1 fetched (once it has).
 fresh_config() {
   $SUDO rm -rf "$root/apt"
   mkdir -p "$root/apt/sources.list.d" "$root/apt/lists/partial" "$root/apt/cache/archives/partial"
+  if [ -d "$root/stock-lists" ]; then $SUDO cp -a "$root/stock-lists/." "$root/apt/lists/"; fi
   : > "$root/apt/status"
   : > "$root/apt/sources.list"
   cat > "$root/apt/sources.list.d/debian.sources" <<EOF
@@ -53,6 +64,7 @@ Dir::Etc::sourceparts "$root/apt/sources.list.d";
 Dir::State::Lists "$root/apt/lists";
 Dir::State::status "$root/apt/status";
 Dir::Cache "$root/apt/cache";
+APT::Architectures { "$native"; };
 EOF
   export APT_CONFIG="$root/apt/apt.conf"
 }
@@ -70,6 +82,7 @@ if ! $SUDO env APT_CONFIG="$APT_CONFIG" apt-get update -qq; then
   fail "apt-get update with stock sources (is Debian's archive reachable?)"
   echo "$passed passed, $failed failed"; exit 1
 fi
+$SUDO cp -a "$root/apt/lists" "$root/stock-lists"
 if has_candidate libtestu01-0-dev; then
   fail "stock sources already offer libtestu01-0-dev: this check would prove nothing"
 elif has_candidate libhwy-dev; then
@@ -83,7 +96,7 @@ for job in build test ci arm64; do
   fresh_config
   arch_opts=()
   if [ "$job" = arm64 ]; then
-    arch_opts=(-o "APT::Architectures::=$(dpkg --print-architecture)" -o APT::Architectures::=arm64)
+    arch_opts=(-o "APT::Architectures::=$native" -o APT::Architectures::=arm64)
   fi
   log="$root/$job.log"
   if $SUDO env APT_CONFIG="$APT_CONFIG" scripts/install-deps.sh "$job" --simulate > "$log" 2>&1; then

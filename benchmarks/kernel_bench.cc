@@ -25,18 +25,6 @@ namespace {
 using randtensor::detail::GenerateKind;
 using randtensor::detail::KernelTable;
 
-const char* KindName(GenerateKind kind) {
-  switch (kind) {
-#define RANDTENSOR_KIND_NAME(kind, type, words) \
-  case GenerateKind::kind:                      \
-    return #kind;
-    RANDTENSOR_GENERATE_KERNELS(RANDTENSOR_KIND_NAME)
-#undef RANDTENSOR_KIND_NAME
-    case GenerateKind::kCount: break;
-  }
-  return "?";
-}
-
 struct Aligned {
   explicit Aligned(size_t bytes) : p(static_cast<uint8_t*>(std::aligned_alloc(64, bytes))) {
     std::memset(p, 0x5A, bytes);
@@ -51,10 +39,10 @@ void BM_Generate(benchmark::State& state, const KernelTable* table, GenerateKind
   const uint64_t n = bytes / size;
   Aligned out(bytes);
   const randtensor::PhiloxState s = randtensor::PhiloxState::FromSeed(42);
-  const randtensor::detail::Stream stream{s.counter(), randtensor::detail::RoundKeys(s.key())};
+  const randtensor::detail::KernelArgs args{s.counter(), randtensor::detail::RoundKeys(s.key())};
   const auto generate = table->Generate(kind).contiguous;
   for (auto _ : state) {
-    generate(stream, 0, n, out.p, false);
+    generate(args, 0, n, out.p, false);
     benchmark::DoNotOptimize(out.p);
     benchmark::ClobberMemory();
   }
@@ -85,7 +73,7 @@ int main(int argc, char** argv) {
       for (int k = 0; k < randtensor::detail::kGenerateKinds; ++k) {
         const auto kind = static_cast<GenerateKind>(k);
         benchmark::RegisterBenchmark(
-            ("kernel/" + target + "/generate/" + KindName(kind) + "/" + size_name).c_str(),
+            ("kernel/" + target + "/generate/" + randtensor::detail::KindName(kind) + "/" + size_name).c_str(),
             BM_Generate, &tables[t], kind, bytes);
       }
 #define RANDTENSOR_COPY_BENCH(size, type)                                                   \

@@ -25,7 +25,7 @@ Status ActiveKernels(const KernelTable** table, uint64_t words = UINT64_MAX) noe
 // Whether the AVX-512 kernels may use AVX512_BF16's two-vector bfloat16 pack
 // (vcvtne2ps2bf16: Zen 4, Cooper Lake, Sapphire Rapids and later), a feature
 // beyond Highway 1.0.3's AVX3 target, read from the CPU once. The kernels use
-// it only where a fill's parameters allow (KindParams::bf16_pack).
+// it only where a fill's parameters allow (UniformParams::bf16_pack).
 bool CpuHasBfloat16Pack() noexcept;
 
 }  // namespace detail

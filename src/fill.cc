@@ -67,7 +67,7 @@ Status CannotHold(DataType type, DistributionKind kind, const char* why) {
 }
 
 // uniform's flip (an element equal to H becomes L) as an interval of words
-// for the kernels (KindParams::flip_first, flip_count): the element of word
+// for the kernels (UniformParams::flip_first, flip_count): the element of word
 // x, fma(u32(x), R, L) rounded to the output type, never decreases as x grows
 // (u32 does not, R > 0, and rounding keeps order), so the words whose element
 // is H are consecutive, and two binary searches find them, as BernoulliWords
@@ -77,7 +77,7 @@ Status CannotHold(DataType type, DistributionKind kind, const char* why) {
 // everywhere.
 template <class KeyFn>
 void UniformFlipWords(float low, float range, float high, const KeyFn& key,
-                      detail::KindParams* p) {
+                      detail::UniformParams* p) {
   const auto h = key(high);
   const auto first_word = [&](auto past) {  // the smallest x with past(key), or 2^32
     uint64_t lo = 0, hi = uint64_t{1} << 32;
@@ -100,7 +100,7 @@ void UniformFlipWords(float low, float range, float high, const KeyFn& key,
 // uniform(low, high) for float32, float16, bfloat16 (SPEC.md section 8, with
 // PyTorch's bounds in the output type for the 16-bit ones).
 Status ResolveUniform(DataType type, const Distribution& d, detail::GenerateKind* kind,
-                      detail::KindParams* p) {
+                      detail::UniformParams* p) {
   if (!std::isfinite(d.low) || !std::isfinite(d.high) || !(d.low < d.high)) {
     return Status::Error(StatusCode::kInvalidArgument,
                          "distribution.low = %g and distribution.high = %g: uniform needs "
@@ -181,7 +181,7 @@ Status ResolveUniform(DataType type, const Distribution& d, detail::GenerateKind
     p->scale_mul = std::ldexp(1.0f, k - 1 - 32);
     p->scale_add = std::ldexp(1.0f, k - 1 - 33);
   }
-  // bfloat16 through AVX512_BF16's pack (KindParams::bf16_pack), which reads
+  // bfloat16 through AVX512_BF16's pack (UniformParams::bf16_pack), which reads
   // a subnormal float as zero: u is a multiple of 2^-33, R of 2^(ilogb R -
   // 23) and L of 2^(ilogb L - 23), so every exact u R + L is a multiple of
   // the smaller of 2^(ilogb R - 56) and 2^(ilogb L - 23). Where both are at
@@ -196,7 +196,7 @@ Status ResolveUniform(DataType type, const Distribution& d, detail::GenerateKind
 }
 
 Status ResolveBernoulli(DataType type, const Distribution& d, detail::GenerateKind* kind,
-                        detail::KindParams* p) {
+                        detail::BernoulliParams* p) {
   if (!(d.p >= 0 && d.p <= 1)) {
     return Status::Error(StatusCode::kInvalidArgument,
                          "distribution.p = %g is outside [0, 1]", d.p);
@@ -220,7 +220,7 @@ Status ResolveBernoulli(DataType type, const Distribution& d, detail::GenerateKi
 // (SPEC.md section 8), then fma(z, std, mean) in float, rounded once to the
 // output type.
 Status ResolveNormal(DataType type, const Distribution& d, detail::GenerateKind* kind,
-                     detail::KindParams* p) {
+                     detail::NormalParams* p) {
   if (!std::isfinite(d.mean) || !std::isfinite(d.std) || !(d.std >= 0)) {
     return Status::Error(StatusCode::kInvalidArgument,
                          "distribution.mean = %g and distribution.std = %g: normal needs a "
@@ -252,7 +252,7 @@ Status ResolveNormal(DataType type, const Distribution& d, detail::GenerateKind*
 // path public PyTorch takes for every type (SPEC.md section 8 said 2^32;
 // the GPU follows PyTorch: tests/reference/README.md).
 Status ResolveIntegers(DataType type, const Distribution& d, detail::GenerateKind* kind,
-                       detail::KindParams* p) {
+                       detail::IntegersParams* p) {
   if (!(d.int_low < d.int_high)) {
     return Status::Error(StatusCode::kInvalidArgument,
                          "distribution.int_low = %lld is not below distribution.int_high = %lld",
@@ -307,10 +307,14 @@ Status Resolve(DataType type, const Distribution& d, GenerateKind* kind, KindPar
       if (type != DataType::kUint32) return CannotHold(type, d.kind, " (bits are uint32)");
       *kind = detail::GenerateKind::kBitsUint32;
       return Status();
-    case DistributionKind::kUniform: return ResolveUniform(type, d, kind, p);
-    case DistributionKind::kBernoulli: return ResolveBernoulli(type, d, kind, p);
-    case DistributionKind::kIntegers: return ResolveIntegers(type, d, kind, p);
-    case DistributionKind::kNormal: return ResolveNormal(type, d, kind, p);
+    case DistributionKind::kUniform:
+      return ResolveUniform(type, d, kind, &p->emplace<UniformParams>());
+    case DistributionKind::kBernoulli:
+      return ResolveBernoulli(type, d, kind, &p->emplace<BernoulliParams>());
+    case DistributionKind::kIntegers:
+      return ResolveIntegers(type, d, kind, &p->emplace<IntegersParams>());
+    case DistributionKind::kNormal:
+      return ResolveNormal(type, d, kind, &p->emplace<NormalParams>());
   }
   return Status::Error(StatusCode::kInvalidArgument, "distribution.kind = %d is not a distribution",
                        static_cast<int>(d.kind));
@@ -443,11 +447,11 @@ Status PlanFill(const Layout& layout, GenerateKind kind, const KindParams& param
                          static_cast<unsigned long long>(options.element_offset),
                          static_cast<unsigned long long>(layout.count));
   }
-  bool streaming = false;
+  bool nontemporal = false;
   switch (options.stores) {
-    case StoreMode::kAuto: streaming = StreamingPays(layout.count * element_size); break;
-    case StoreMode::kRegular: streaming = false; break;
-    case StoreMode::kStreaming: streaming = true; break;
+    case StoreMode::kAuto: nontemporal = NonTemporalPays(layout.count * element_size); break;
+    case StoreMode::kRegular: nontemporal = false; break;
+    case StoreMode::kStreaming: nontemporal = true; break;
     default:
       return Status::Error(StatusCode::kInvalidArgument, "stores = %d is not a StoreMode",
                            static_cast<int>(options.stores));
@@ -472,7 +476,7 @@ Status PlanFill(const Layout& layout, GenerateKind kind, const KindParams& param
   plan->stream_end = options.element_offset + layout.count;
   plan->origin = static_cast<char*>(data) + byte_offset;
   plan->kernels = kernels;
-  plan->streaming = streaming;
+  plan->nontemporal = nontemporal;
   plan->threads = options.threads != 0 ? options.threads : DefaultThreads();
   plan->parallel_for = options.parallel_for;
   plan->task_elements = options.task_elements;
@@ -601,8 +605,8 @@ bool DirectFill(const TensorDesc& desc, void* data, uint64_t buffer_bytes,
   }
   const detail::KernelTable* kernels = nullptr;
   if (!detail::ActiveKernels(&kernels, words).ok()) return false;
-  const detail::Stream stream{state.counter(), detail::RoundKeys(state.key()), *params};
-  kernels->Generate(kind).contiguous(stream, 0, count, data, /*streaming=*/false);
+  const detail::KernelArgs args{state.counter(), detail::RoundKeys(state.key()), *params};
+  kernels->Generate(kind).contiguous(args, 0, count, data, /*nontemporal=*/false);
   if (out_state != nullptr) *out_state = philox::Advance(state, words);
   return true;
 }

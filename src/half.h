@@ -1,5 +1,5 @@
 // float16 and bfloat16 bit patterns from float and back, in plain C++: the
-// host-side twins of convert-inl.h's vector conversions (round to nearest,
+// host-side twins of src/convert/common-inl.h's vector conversions (round to nearest,
 // ties to even; finite inputs), for the per-fill constants of uniform.
 #ifndef RANDTENSOR_SRC_HALF_H_
 #define RANDTENSOR_SRC_HALF_H_

@@ -5,9 +5,13 @@
 //
 // Generate kernels turn Philox blocks into elements of one type and
 // distribution, in registers, right after the rounds: X(kind, element type,
-// stream words per element). Adding a distribution or an output type adds a
-// line here and its conversion in convert-inl.h; the writer, tiling,
-// threads and stores need nothing new (docs/architecture.md).
+// stream words per element, kernel unit, converter). The converter is a
+// struct of namespace convert (src/convert/<distribution>-inl.h) that the
+// run driver (src/run-inl.h) calls; the unit is the translation unit that
+// compiles the kind for every target (RANDTENSOR_KERNEL_UNITS). Adding a
+// distribution or an output type adds a line here and its converter; the
+// driver, writer, tiling, threads and stores need nothing new
+// (docs/architecture.md, "How to add a distribution").
 //
 // Move kernels place elements that were generated into L1 (copy, tile
 // transpose, scatter, reversed tile), keyed by element size alone:
@@ -17,29 +21,29 @@
 
 #include <cstdint>
 
-#define RANDTENSOR_GENERATE_KERNELS(X) \
-  X(kBitsUint32, uint32_t, 1)          \
-  X(kUniformFloat32, float, 1)         \
-  X(kUniformFloat16, uint16_t, 1)      \
-  X(kUniformBfloat16, uint16_t, 1)     \
-  X(kNormalFloat32, float, 1)          \
-  X(kNormalFloat16, uint16_t, 1)       \
-  X(kNormalBfloat16, uint16_t, 1)      \
-  X(kBernoulliUint8, uint8_t, 1)       \
-  X(kBernoulliInt32, int32_t, 1)       \
-  X(kBernoulliFloat32, float, 1)       \
-  X(kBernoulliFloat16, uint16_t, 1)    \
-  X(kBernoulliBfloat16, uint16_t, 1)   \
-  X(kIntegersInt32, int32_t, 1)        \
-  X(kIntegersInt64, int64_t, 1)        \
-  X(kIntegersFloat32, float, 1)        \
-  X(kIntegersFloat64, double, 1)       \
-  X(kUniformFloat64, double, 2)        \
-  X(kBernoulliFloat64, double, 2)      \
-  X(kIntegersWideInt32, int32_t, 2)    \
-  X(kIntegersWideInt64, int64_t, 2)    \
-  X(kIntegersWideFloat64, double, 2)   \
-  X(kNormalFloat64, double, 2)
+#define RANDTENSOR_GENERATE_KERNELS(X)                                  \
+  X(kBitsUint32, uint32_t, 1, Bits, Bits)                               \
+  X(kUniformFloat32, float, 1, Uniform, UniformFloat32)                 \
+  X(kUniformFloat16, uint16_t, 1, Uniform, UniformFloat16)              \
+  X(kUniformBfloat16, uint16_t, 1, Uniform, UniformBfloat16)            \
+  X(kNormalFloat32, float, 1, Normal32, NormalFloat32)                  \
+  X(kNormalFloat16, uint16_t, 1, Normal16, NormalFloat16)               \
+  X(kNormalBfloat16, uint16_t, 1, Normal16, NormalBfloat16)             \
+  X(kBernoulliUint8, uint8_t, 1, Bernoulli, BernoulliUint8)             \
+  X(kBernoulliInt32, int32_t, 1, Bernoulli, BernoulliInt32)             \
+  X(kBernoulliFloat32, float, 1, Bernoulli, BernoulliFloat32)           \
+  X(kBernoulliFloat16, uint16_t, 1, Bernoulli, BernoulliFloat16)        \
+  X(kBernoulliBfloat16, uint16_t, 1, Bernoulli, BernoulliBfloat16)      \
+  X(kIntegersInt32, int32_t, 1, Integers, IntegersInt32)                \
+  X(kIntegersInt64, int64_t, 1, Integers, IntegersInt64)                \
+  X(kIntegersFloat32, float, 1, Integers, IntegersFloat32)              \
+  X(kIntegersFloat64, double, 1, Integers, IntegersFloat64)             \
+  X(kUniformFloat64, double, 2, Uniform, UniformFloat64)                \
+  X(kBernoulliFloat64, double, 2, Bernoulli, BernoulliFloat64)          \
+  X(kIntegersWideInt32, int32_t, 2, IntegersWide, IntegersWideInt32)    \
+  X(kIntegersWideInt64, int64_t, 2, IntegersWide, IntegersWideInt64)    \
+  X(kIntegersWideFloat64, double, 2, IntegersWide, IntegersWideFloat64) \
+  X(kNormalFloat64, double, 2, Normal64, NormalFloat64)
 
 #define RANDTENSOR_MOVE_SIZES(X) \
   X(1, uint8_t)                  \
@@ -52,7 +56,7 @@ namespace detail {
 
 // What a generate kernel produces: one per line of RANDTENSOR_GENERATE_KERNELS.
 enum class GenerateKind : int {
-#define RANDTENSOR_KIND_ENUM(kind, type, words) kind,
+#define RANDTENSOR_KIND_ENUM(kind, type, words, unit, converter) kind,
   RANDTENSOR_GENERATE_KERNELS(RANDTENSOR_KIND_ENUM)
 #undef RANDTENSOR_KIND_ENUM
   kCount
@@ -62,20 +66,20 @@ constexpr int kGenerateKinds = static_cast<int>(GenerateKind::kCount);
 // The element type and stream words per element of a kind, at compile time.
 template <GenerateKind kKind>
 struct KindTraits;
-#define RANDTENSOR_KIND_TRAITS(kind, type, words) \
-  template <>                                     \
-  struct KindTraits<GenerateKind::kind> {         \
-    using Type = type;                            \
-    static constexpr int kWords = words;          \
+#define RANDTENSOR_KIND_TRAITS(kind, type, words, unit, converter) \
+  template <>                                                     \
+  struct KindTraits<GenerateKind::kind> {                         \
+    using Type = type;                                            \
+    static constexpr int kWords = words;                          \
   };
 RANDTENSOR_GENERATE_KERNELS(RANDTENSOR_KIND_TRAITS)
 #undef RANDTENSOR_KIND_TRAITS
 
-// The translation unit (src/kernels_<unit>.cc) that compiles each kind's
-// kernels for every target: the units compile in parallel, and none takes
-// the build's time alone (Box-Muller's normals, the longest to compile, get
-// units of their own). A new kind needs a case here (the switch has no
-// default, so the compiler names a missing one).
+// The translation units (src/kernels_<unit>.cc) that compile the kinds'
+// kernels for every target, each kind in the one its list line names: the
+// units compile in parallel, and none takes the build's time alone
+// (Box-Muller's normals, the longest to compile, get units of their own;
+// integers of one word and of two words are apart).
 #define RANDTENSOR_KERNEL_UNITS(X) \
   X(Bits)                          \
   X(Uniform)                       \
@@ -83,7 +87,8 @@ RANDTENSOR_GENERATE_KERNELS(RANDTENSOR_KIND_TRAITS)
   X(Normal16)                      \
   X(Normal64)                      \
   X(Bernoulli)                     \
-  X(Integers)
+  X(Integers)                      \
+  X(IntegersWide)
 
 enum class KernelUnit : int {
 #define RANDTENSOR_UNIT_ENUM(unit) k##unit,
@@ -93,31 +98,27 @@ enum class KernelUnit : int {
 
 constexpr KernelUnit UnitOf(GenerateKind kind) {
   switch (kind) {
-    case GenerateKind::kBitsUint32: return KernelUnit::kBits;
-    case GenerateKind::kUniformFloat32:
-    case GenerateKind::kUniformFloat16:
-    case GenerateKind::kUniformBfloat16:
-    case GenerateKind::kUniformFloat64: return KernelUnit::kUniform;
-    case GenerateKind::kNormalFloat32: return KernelUnit::kNormal32;
-    case GenerateKind::kNormalFloat16:
-    case GenerateKind::kNormalBfloat16: return KernelUnit::kNormal16;
-    case GenerateKind::kNormalFloat64: return KernelUnit::kNormal64;
-    case GenerateKind::kBernoulliUint8:
-    case GenerateKind::kBernoulliInt32:
-    case GenerateKind::kBernoulliFloat32:
-    case GenerateKind::kBernoulliFloat16:
-    case GenerateKind::kBernoulliBfloat16:
-    case GenerateKind::kBernoulliFloat64: return KernelUnit::kBernoulli;
-    case GenerateKind::kIntegersInt32:
-    case GenerateKind::kIntegersInt64:
-    case GenerateKind::kIntegersFloat32:
-    case GenerateKind::kIntegersFloat64:
-    case GenerateKind::kIntegersWideInt32:
-    case GenerateKind::kIntegersWideInt64:
-    case GenerateKind::kIntegersWideFloat64: return KernelUnit::kIntegers;
+#define RANDTENSOR_KIND_UNIT(kind, type, words, unit, converter) \
+  case GenerateKind::kind:                                       \
+    return KernelUnit::k##unit;
+    RANDTENSOR_GENERATE_KERNELS(RANDTENSOR_KIND_UNIT)
+#undef RANDTENSOR_KIND_UNIT
     case GenerateKind::kCount: break;
   }
   return KernelUnit::kBits;
+}
+
+// The kind's name in the list ("kUniformFloat32"), for tests and benchmarks.
+constexpr const char* KindName(GenerateKind kind) {
+  switch (kind) {
+#define RANDTENSOR_KIND_NAME(kind, type, words, unit, converter) \
+  case GenerateKind::kind:                                       \
+    return #kind;
+    RANDTENSOR_GENERATE_KERNELS(RANDTENSOR_KIND_NAME)
+#undef RANDTENSOR_KIND_NAME
+    case GenerateKind::kCount: break;
+  }
+  return "?";
 }
 
 // Element sizes with move kernels: 1, 2, 4, 8 bytes, by log2.
@@ -129,8 +130,8 @@ constexpr int MoveIndex(int element_size) {
 // Bytes per element and stream words per element of each kind.
 constexpr int ElementBytes(GenerateKind kind) {
   switch (kind) {
-#define RANDTENSOR_KIND_BYTES(kind, type, words) \
-  case GenerateKind::kind:                       \
+#define RANDTENSOR_KIND_BYTES(kind, type, words, unit, converter) \
+  case GenerateKind::kind:                                        \
     return static_cast<int>(sizeof(type));
     RANDTENSOR_GENERATE_KERNELS(RANDTENSOR_KIND_BYTES)
 #undef RANDTENSOR_KIND_BYTES
@@ -140,8 +141,8 @@ constexpr int ElementBytes(GenerateKind kind) {
 }
 constexpr int WordsPerElement(GenerateKind kind) {
   switch (kind) {
-#define RANDTENSOR_KIND_WORDS(kind, type, words) \
-  case GenerateKind::kind:                       \
+#define RANDTENSOR_KIND_WORDS(kind, type, words, unit, converter) \
+  case GenerateKind::kind:                                        \
     return words;
     RANDTENSOR_GENERATE_KERNELS(RANDTENSOR_KIND_WORDS)
 #undef RANDTENSOR_KIND_WORDS

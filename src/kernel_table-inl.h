@@ -13,44 +13,45 @@
 
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include "hwy/highway.h"
 #include "src/capabilities-inl.h"
 #include "src/compiled_targets.h"
-#include "src/convert-inl.h"
+#include "src/convert/bernoulli-inl.h"
+#include "src/convert/bits-inl.h"
+#include "src/convert/integers-inl.h"
+#include "src/convert/normal-inl.h"
+#include "src/convert/uniform-inl.h"
 #include "src/generate-inl.h"
 #include "src/kernel_list.h"
 #include "src/kernels.h"
 #include "src/move-inl.h"
 #include "src/replay-inl.h"
+#include "src/run-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace randtensor {
 namespace HWY_NAMESPACE {
 
-// Bits converted: the words themselves (ConvertFn).
-inline void CopyWords(const detail::KindParams& /*params*/, const uint32_t* words, uint64_t n,
-                      void* dst) {
-  std::memcpy(dst, words, n * 4);
-}
-
-// The generate kernels of one kind on this target.
-template <detail::GenerateKind kKind>
+// The generate kernels of one kind on this target: the run driver with its
+// converter C (kernel_list.h); bits, the identity, also has the column
+// kernel on narrow lanes.
+template <detail::GenerateKind kKind, class C>
 detail::GenerateKernels KernelsOf() {
-  if constexpr (kKind == detail::GenerateKind::kBitsUint32) {
+  static_assert(std::is_same<typename C::Type, typename detail::KindTraits<kKind>::Type>::value &&
+                    C::kWords == detail::KindTraits<kKind>::kWords,
+                "the list line's type and words are the converter's");
+  detail::GenerateKernels k = {convert::GenerateConverted<C>, convert::ConvertWords<C>, nullptr,
+                               0};
 #if RANDTENSOR_NARROW_LANES
-    return {GenerateBits, CopyWords, GenerateBitsColumns,
-            static_cast<uint32_t>(hn::Lanes(hn::ScalableTag<uint32_t>())),
-            replay::ReplayRows<kKind>};
-#else
-    return {GenerateBits, CopyWords, nullptr, 0, replay::ReplayRows<kKind>};
-#endif
-  } else {
-    detail::GenerateKernels k = {convert::GenerateConverted<kKind>, convert::ConvertWords<kKind>,
-                                 nullptr, 0};
-    if constexpr (replay::HasReplayRows(kKind)) k.replay_rows = replay::ReplayRows<kKind>;
-    return k;
+  if constexpr (kKind == detail::GenerateKind::kBitsUint32) {
+    k.columns = GenerateBitsColumns;
+    k.column_lanes = static_cast<uint32_t>(hn::Lanes(hn::ScalableTag<uint32_t>()));
   }
+#endif
+  if constexpr (replay::HasReplayRows<C>()) k.replay_rows = replay::ReplayRows<C>;
+  return k;
 }
 
 // Fills the entries of kUnit's kinds in `table` (and, for the bits unit, the
@@ -58,10 +59,10 @@ detail::GenerateKernels KernelsOf() {
 // instantiated: the other kinds' branches are discarded.
 template <detail::KernelUnit kUnit>
 void AddKernels(detail::KernelTable* table) {
-#define RANDTENSOR_GENERATE_ENTRY(kind, type, words)                   \
-  if constexpr (detail::UnitOf(detail::GenerateKind::kind) == kUnit) { \
+#define RANDTENSOR_GENERATE_ENTRY(kind, type, words, unit, converter) \
+  if constexpr (detail::KernelUnit::k##unit == kUnit) {                \
     table->generate[static_cast<int>(detail::GenerateKind::kind)] =    \
-        KernelsOf<detail::GenerateKind::kind>();                       \
+        KernelsOf<detail::GenerateKind::kind, convert::converter>();   \
   }
   RANDTENSOR_GENERATE_KERNELS(RANDTENSOR_GENERATE_ENTRY)
 #undef RANDTENSOR_GENERATE_ENTRY

@@ -81,7 +81,7 @@ const KernelTable* CompiledKernels(int* count) noexcept {
   return tables.entries;
 }
 
-void StreamFence() noexcept { hwy::FlushStream(); }
+void NonTemporalFence() noexcept { hwy::FlushStream(); }
 
 }  // namespace detail
 }  // namespace randtensor

@@ -12,6 +12,7 @@
 
 #include "randtensor/philox.h"
 #include "src/kernel_list.h"
+#include "src/params.h"
 
 namespace randtensor {
 namespace detail {
@@ -33,95 +34,9 @@ struct RoundKeys {
   }
 };
 
-// The constants a distribution's conversion needs, computed once per fill
-// (PlanFill) from the parameters and the output type.
-struct KindParams {
-  // uniform: L and R = H - L as floats (for float16/bfloat16 values of that
-  // type, as PyTorch casts them); H only through the flip interval
-  float low_f = 0, range_f = 0;
-  // uniform float32/16/bf16: the words whose element is H, flipped to L, are
-  // [flip_first, flip_first + flip_count) (UniformFlipWords, fill.cc).
-  uint32_t flip_first = 0, flip_count = 0;
-  // ... and where L = 0 and R = H = 2^k: t = u32(x) R is one multiply-add
-  // of float(x), scale_mul = 2^(k-32), scale_add = 2^(k-33), and the flipped
-  // words are [flip_first, 2^32) (fill.cc ResolveUniform).
-  // (For float64, u53 R with scale_mul_d = 2^(k-53), scale_add_d = 2^(k-54),
-  // the flipped words those with z = 2^53 - 1.)
-  bool unit_scale = false;
-  // uniform bfloat16: round with AVX512_BF16's pack (CpuHasBfloat16Pack),
-  // which treats subnormal floats as zero; set only where no t is subnormal
-  // (fill.cc, ResolveUniform), so the bits are the integer rounding's.
-  bool bf16_pack = false;
-  float scale_mul = 0, scale_add = 0;
-  double scale_mul_d = 0, scale_add_d = 0;
-  float mean_f = 0, std_f = 1;               // normal: float(mean), float(std)
-  uint32_t p_words = 0;  // bernoulli: the words x with u32(x) < float(p) are [0, p_words)
-  uint32_t range = 1;                        // integers: high - low (< 2^28)
-  uint32_t mod_magic = 0;                    // ... and floor(x / range) by a multiply:
-  int mod_pre = 0, mod_post = 0;             //     SetIntegerRange
-  int64_t low = 0;                           // integers: low
-  double low_d = 0, high_d = 0, range_d = 0;  // uniform float64: L, H, R = H - L
-  double p_d = 0;                             // bernoulli float64: p
-  double mean_d = 0, std_d = 1;               // normal float64
-  uint64_t range64 = 1;                       // integers, two words: high - low
-};
-
-// bernoulli(p) as a threshold on the word: u32(x) = fma(float(x), 2^-32,
-// 2^-33) never decreases as x grows, so the words with u32(x) < p are
-// [0, X) for the smallest X with u32(X) >= p (X <= 2^32 - 128: the 128
-// largest words give 1.0f, which no p passes). One integer compare per word
-// then decides exactly what the float compare would. The compare is made in
-// P's type: float for bernoulli, double for float64 dropout (a float u32
-// against a double 1 - p).
-// u32(x) in plain C++ (SPEC.md section 8): the product is exact, so one
-// rounding whether or not the compiler fuses it.
-inline float UnitFloatOfWord(uint64_t x) {
-  return static_cast<float>(x) * 0x1p-32f + 0x1p-33f;
-}
-
-template <typename P>
-inline uint32_t BernoulliWords(P p) {
-  const auto u32 = UnitFloatOfWord;
-  uint64_t lo = 0, hi = uint64_t{1} << 32;  // u32(hi - 1) = 1.0f >= p
-  while (lo < hi) {
-    const uint64_t mid = lo + (hi - lo) / 2;
-    if (static_cast<P>(u32(mid)) < p) {
-      lo = mid + 1;
-    } else {
-      hi = mid;
-    }
-  }
-  return static_cast<uint32_t>(lo);
-}
-
-// integers with one word per element: range r in [1, 2^28) and the
-// constants of floor(x / r) for every 32-bit x without a division
-// (libdivide's branch-free unsigned division, after Granlund and Montgomery):
-// q0 = hi32(x * magic), q = ((x - q0) >> pre) + q0) >> post. With
-// L = floor(log2 r): magic = 1 + (2 floor(2^(32+L) / r) + [2 rem >= r])
-// mod 2^32, pre 1, post L; a power of two: magic 0, pre 1, post L - 1;
-// r = 1: magic 0, pre 0, post 0 (q = x).
-inline void SetIntegerRange(KindParams* p, uint32_t r) {
-  p->range = r;
-  p->mod_magic = 0, p->mod_pre = 0, p->mod_post = 0;
-  if (r <= 1) return;
-  int log2 = 0;
-  while ((r >> (log2 + 1)) != 0) ++log2;
-  p->mod_pre = 1;
-  if ((r & (r - 1)) == 0) {
-    p->mod_post = log2 - 1;
-    return;
-  }
-  const uint64_t num = uint64_t{1} << (32 + log2);
-  const uint64_t rem = num % r;
-  uint64_t m = 2 * (num / r) + (2 * rem >= r ? 1 : 0);
-  p->mod_magic = static_cast<uint32_t>(m + 1);
-  p->mod_post = log2;
-}
-
-// What every kernel needs to know about the stream: word j of the stream is
-// word j % 4 of Philox(start + j / 4, key); `params` are the distribution's.
-struct Stream {
+// What every kernel reads: the stream (word j is word j % 4 of
+// Philox(start + j / 4, key)) and the distribution's parameters (params.h).
+struct KernelArgs {
   Counter128 start;
   RoundKeys keys;
   KindParams params = {};
@@ -133,18 +48,18 @@ struct Stream {
 // [w * e, w * e + w) for w words per element.
 
 // Contiguous: element first + i goes to dst[i] (dst aligned to the element
-// size). `streaming` asks for non-temporal stores; the caller issues the
+// size). `nontemporal` asks for non-temporal stores; the caller issues the
 // store fence afterwards.
-using GenerateFn = void (*)(const Stream& stream, uint64_t first, uint64_t count, void* dst,
-                            bool streaming);
+using GenerateFn = void (*)(const KernelArgs& args, uint64_t first, uint64_t count, void* dst,
+                            bool nontemporal);
 
 // Columns: for m < rows and l < cols, element first + m * step + l goes to
 // element l * stride_l + m of dst (NHWC, column-major: M has stride 1),
 // generated straight into place. Only where the table entry declares it
 // (column_lanes != 0) and the shape allows (ColumnsFit).
-using GenerateColumnsFn = void (*)(const Stream& stream, uint64_t first, uint64_t step,
+using GenerateColumnsFn = void (*)(const KernelArgs& args, uint64_t first, uint64_t step,
                                    size_t rows, size_t cols, void* dst, int64_t stride_l,
-                                   bool streaming);
+                                   bool nontemporal);
 
 // Converts the words of n elements (w * n stream words, w = the kind's words
 // per element) to n elements of the kind:
@@ -155,22 +70,22 @@ using ConvertFn = void (*)(const KindParams& params, const uint32_t* words, uint
 
 // ------------------------------------------------------------- replay
 // GPU thread orders (replay.h): thread t's block for one call is the Philox
-// block at counter stream.start + t * 2^64 (stream.start: the generator's
+// block at counter args.start + t * 2^64 (args.start: the generator's
 // offset / 4 plus the call), so a vector of consecutive threads varies
 // counter word 2 across lanes, where the stream-order kernels vary word 0.
 
 // The blocks of threads [t0, t0 + count), thread-major: words[4 i + k] is
 // word k of thread t0 + i's block.
-using ThreadBlocksFn = void (*)(const Stream& stream, uint64_t t0, uint64_t count,
+using ThreadBlocksFn = void (*)(const KernelArgs& args, uint64_t t0, uint64_t count,
                                 uint32_t* words);
 
 // Rows of a one-word element-wise kind, straight from the state vectors
 // (no transpose): for k < 4 and i < counts[k] (counts never increase with
 // k), dst[k * row_stride + i] = the element of word k of thread t0 + i's
-// block. `streaming`: non-temporal stores for whole vectors, which needs dst
+// block. `nontemporal`: non-temporal stores for whole vectors, which needs dst
 // aligned to the vector size and row_stride and t0 multiples of the lanes.
-using ReplayRowsFn = void (*)(const Stream& stream, uint64_t t0, const uint64_t counts[4],
-                              void* dst, uint64_t row_stride, bool streaming);
+using ReplayRowsFn = void (*)(const KernelArgs& args, uint64_t t0, const uint64_t counts[4],
+                              void* dst, uint64_t row_stride, bool nontemporal);
 
 struct GenerateKernels {
   GenerateFn contiguous;
@@ -196,20 +111,20 @@ inline bool ColumnsFit(const GenerateKernels& k, uint64_t first, uint64_t step, 
 // only (kernel_list.h), so every type of that size shares them. Pointers are
 // aligned to the element size; strides count elements.
 
-// Copies n elements; with `streaming`, non-temporal stores wherever whole
+// Copies n elements; with `nontemporal`, non-temporal stores wherever whole
 // aligned 4-byte words allow (bytes outside them are stored plainly: a
 // neighbouring element or padding may share the word). The caller fences.
-using CopyFn = void (*)(const void* src, uint64_t n, void* dst, bool streaming);
+using CopyFn = void (*)(const void* src, uint64_t n, void* dst, bool nontemporal);
 
 // Scatters n elements: src[k] goes to dst[k * stride].
 using ScatterFn = void (*)(const void* src, uint64_t n, void* dst, int64_t stride);
 
 // Writes a tile held row-major in L1 transposed: stage[m * pitch + l] goes to
 // dst[l * stride_l + m] for m < rows, l < cols (runs along m, stride +1).
-// `streaming` asks for non-temporal stores where runs are whole cache lines;
+// `nontemporal` asks for non-temporal stores where runs are whole cache lines;
 // the caller fences.
 using WriteTileFn = void (*)(const void* stage, size_t pitch, size_t rows, size_t cols,
-                             void* dst, int64_t stride_l, bool streaming);
+                             void* dst, int64_t stride_l, bool nontemporal);
 
 // The same with stride -1 along m (a reversed view): stage[m * pitch + l]
 // goes to dst[l * stride_l - m].
@@ -267,9 +182,9 @@ AddKernelsFn FindTarget(int64_t target, const TargetKernels (&list)[kCount]) noe
 // per-target export, so every architecture Highway compiles for is listed.
 const KernelTable* CompiledKernels(int* count) noexcept;
 
-// Orders streaming stores before any later store (x86 sfence); every task
+// Orders non-temporal stores before any later store (x86 sfence); every task
 // that streamed calls it before reporting completion.
-void StreamFence() noexcept;
+void NonTemporalFence() noexcept;
 
 }  // namespace detail
 }  // namespace randtensor

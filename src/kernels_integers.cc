@@ -1,6 +1,6 @@
-// Kernel unit: integers (int32, int64, float32, float64, of one or two
-// stream words per element), for every SIMD target (KernelUnit::kIntegers in
-// kernel_list.h).
+// Kernel unit: integers of one stream word per element (int32, int64,
+// float32, float64; ranges below 2^28), for every SIMD target
+// (KernelUnit::kIntegers in kernel_list.h).
 //
 // The units compile in parallel; kernels.cc assembles their parts into one
 // table per target.

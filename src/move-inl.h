@@ -4,7 +4,7 @@
 //
 // Streamed outputs stay streamed to their ends: a plain store that misses
 // waits for its line to be read, and stores retire in order, so on Intel one
-// such store per row stalls the streaming stores behind it.
+// such store per row stalls the non-temporal stores behind it.
 
 #if defined(RANDTENSOR_SRC_MOVE_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef RANDTENSOR_SRC_MOVE_INL_H_
@@ -32,25 +32,25 @@ using DU32 = hn::ScalableTag<uint32_t>;  // as in philox-inl.h
 using VU32 = hn::Vec<DU32>;
 #endif
 
-// Bytes per vector store; on the scalar target one block (streaming is then a
+// Bytes per vector store; on the scalar target one block (nontemporal is then a
 // plain copy).
 constexpr size_t kVectorBytes = HWY_TARGET == HWY_SCALAR ? 16 : HWY_MAX_BYTES;
 
 // The move kernels are compiled in kernels_bits.cc only (RANDTENSOR_BITS_UNIT);
-// the other kernel units stream through these declarations.
-void StreamCopy(const uint32_t* HWY_RESTRICT src, uint64_t n, uint32_t* HWY_RESTRICT dst);
-void StreamCopyBytes(const uint8_t* HWY_RESTRICT src, uint64_t n, uint8_t* HWY_RESTRICT dst);
+// the other kernel units store non-temporally through these declarations.
+void NonTemporalCopy(const uint32_t* HWY_RESTRICT src, uint64_t n, uint32_t* HWY_RESTRICT dst);
+void NonTemporalCopyBytes(const uint8_t* HWY_RESTRICT src, uint64_t n, uint8_t* HWY_RESTRICT dst);
 void WriteTile(const uint32_t* HWY_RESTRICT stage, size_t pitch, size_t rows, size_t cols,
-               uint32_t* HWY_RESTRICT dst, int64_t stride_l, bool streaming);
+               uint32_t* HWY_RESTRICT dst, int64_t stride_l, bool nontemporal);
 
 #ifdef RANDTENSOR_BITS_UNIT
-// Copies `n` words from L1 to `dst` with streaming stores only: whole vectors
+// Copies `n` words from L1 to `dst` with non-temporal stores only: whole vectors
 // where dst is vector-aligned, and the unaligned ends in 16-, 8- and 4-byte
-// streaming pieces. The ends must not be plain stores: a plain store that
+// nontemporal pieces. The ends must not be plain stores: a plain store that
 // misses waits for its line to be read, and stores retire in order, so on
 // Intel one such store per row (the half line that ends a padded row) stalls
-// the streaming stores behind it.
-void StreamCopy(const uint32_t* HWY_RESTRICT src, uint64_t n, uint32_t* HWY_RESTRICT dst) {
+// the non-temporal stores behind it.
+void NonTemporalCopy(const uint32_t* HWY_RESTRICT src, uint64_t n, uint32_t* HWY_RESTRICT dst) {
 #if HWY_TARGET == HWY_SCALAR || !HWY_ARCH_X86_64
   std::memcpy(dst, src, n * 4);
 #else
@@ -85,7 +85,7 @@ void StreamCopy(const uint32_t* HWY_RESTRICT src, uint64_t n, uint32_t* HWY_REST
 // Streams n bytes of 1- or 2-byte elements: the bytes before the first and
 // after the last whole aligned 4-byte word are stored plainly, since a
 // neighbouring element or padding shares those words and must not be written.
-void StreamCopyBytes(const uint8_t* HWY_RESTRICT src, uint64_t n, uint8_t* HWY_RESTRICT dst) {
+void NonTemporalCopyBytes(const uint8_t* HWY_RESTRICT src, uint64_t n, uint8_t* HWY_RESTRICT dst) {
   const uint64_t head = std::min<uint64_t>(n, (4 - reinterpret_cast<uintptr_t>(dst) % 4) % 4);
   std::memcpy(dst, src, head);
   src += head, dst += head, n -= head;
@@ -96,7 +96,7 @@ void StreamCopyBytes(const uint8_t* HWY_RESTRICT src, uint64_t n, uint8_t* HWY_R
     for (uint64_t done = 0; done < words;) {
       const uint64_t k = std::min<uint64_t>(words - done, 256);
       std::memcpy(buf, src + 4 * done, 4 * k);
-      StreamCopy(buf, k, reinterpret_cast<uint32_t*>(dst + 4 * done));
+      NonTemporalCopy(buf, k, reinterpret_cast<uint32_t*>(dst + 4 * done));
       done += k;
     }
   }
@@ -186,9 +186,9 @@ size_t StreamDenseLines(const uint32_t* HWY_RESTRICT stage, size_t pitch, size_t
 #endif
 
 void WriteTile(const uint32_t* HWY_RESTRICT stage, size_t pitch, size_t rows, size_t cols,
-               uint32_t* HWY_RESTRICT dst, int64_t stride_l, bool streaming) {
+               uint32_t* HWY_RESTRICT dst, int64_t stride_l, bool nontemporal) {
 #if HWY_TARGET == HWY_SCALAR
-  (void)streaming;
+  (void)nontemporal;
   WriteTileScalar(stage, pitch, 0, rows, 0, cols, dst, stride_l);
 #else
   const hn::FixedTag<uint32_t, 4> d;
@@ -201,9 +201,9 @@ void WriteTile(const uint32_t* HWY_RESTRICT stage, size_t pitch, size_t rows, si
     // one contiguous run. Streamed on AVX-512 16 columns at a time straight
     // from registers (StreamDenseLines); otherwise, and for the last
     // columns, interleaved four columns at a time, through an L1 copy with
-    // streaming stores when the output streams.
+    // non-temporal stores when the output streams.
 #if RANDTENSOR_AVX512
-    if (streaming && reinterpret_cast<uintptr_t>(dst) % 64 == 0) {
+    if (nontemporal && reinterpret_cast<uintptr_t>(dst) % 64 == 0) {
       const size_t done = StreamDenseLines(stage, pitch, rows, cols, dst);
       stage += done;  // the rest (fewer than 16 columns) as below
       dst += done * rows;
@@ -211,7 +211,7 @@ void WriteTile(const uint32_t* HWY_RESTRICT stage, size_t pitch, size_t rows, si
     }
 #endif
     alignas(64) uint32_t dense[4096];
-    uint32_t* target = streaming && rows * cols <= 4096 ? dense : dst;
+    uint32_t* target = nontemporal && rows * cols <= 4096 ? dense : dst;
     for (; l + 4 <= cols; l += 4) {
       uint32_t* out = target + l * rows;
       if (rows == 2) hn::StoreInterleaved2(row(0, l), row(1, l), d, out);
@@ -219,7 +219,7 @@ void WriteTile(const uint32_t* HWY_RESTRICT stage, size_t pitch, size_t rows, si
       if (rows == 4) hn::StoreInterleaved4(row(0, l), row(1, l), row(2, l), row(3, l), d, out);
     }
     WriteTileScalar(stage, pitch, 0, rows, l, cols, target, stride_l);
-    if (target == dense) StreamCopy(dense, rows * cols, dst);
+    if (target == dense) NonTemporalCopy(dense, rows * cols, dst);
     return;
   }
   // 4 x 4 blocks transposed in registers: rows m..m+3 of columns l..l+3
@@ -236,11 +236,11 @@ void WriteTile(const uint32_t* HWY_RESTRICT stage, size_t pitch, size_t rows, si
     *t3 = hn::BitCast(d, hn::InterleaveUpper(d64, u01, u23));
   };
   const size_t rows4 = rows / 4 * 4;
-  if (streaming && rows % kLineWords == 0 && reinterpret_cast<uintptr_t>(dst) % 64 == 0 &&
+  if (nontemporal && rows % kLineWords == 0 && reinterpret_cast<uintptr_t>(dst) % 64 == 0 &&
       (stride_l * 4) % 64 == 0) {
-    // Every run is whole aligned cache lines: stream each line from
+    // Every run is whole aligned cache lines: store each line non-temporally from
     // registers, its four pieces joined into the widest vector the target
-    // has (Intel loses a third of the rate when 16-byte streaming stores
+    // has (Intel loses a third of the rate when 16-byte non-temporal stores
     // leave several lines half written at once).
     for (; l + 4 <= cols; l += 4) {
       for (size_t m = 0; m < rows; m += kLineWords) {
@@ -286,13 +286,13 @@ void WriteTile(const uint32_t* HWY_RESTRICT stage, size_t pitch, size_t rows, si
 
 template <typename T>
 void CopyElements(const void* HWY_RESTRICT src, uint64_t n, void* HWY_RESTRICT dst,
-                  bool streaming) {
-  if (!streaming) {
+                  bool nontemporal) {
+  if (!nontemporal) {
     std::memcpy(dst, src, n * sizeof(T));
   } else if (sizeof(T) >= 4) {  // whole words: aligned to 4 bytes at least
-    StreamCopy(static_cast<const uint32_t*>(src), n * sizeof(T) / 4, static_cast<uint32_t*>(dst));
+    NonTemporalCopy(static_cast<const uint32_t*>(src), n * sizeof(T) / 4, static_cast<uint32_t*>(dst));
   } else {
-    StreamCopyBytes(static_cast<const uint8_t*>(src), n * sizeof(T), static_cast<uint8_t*>(dst));
+    NonTemporalCopyBytes(static_cast<const uint8_t*>(src), n * sizeof(T), static_cast<uint8_t*>(dst));
   }
 }
 
@@ -307,14 +307,14 @@ void ScatterElements(const void* HWY_RESTRICT src, uint64_t n, void* HWY_RESTRIC
 
 template <typename T>
 void WriteTileElements(const void* HWY_RESTRICT stage, size_t pitch, size_t rows, size_t cols,
-                       void* HWY_RESTRICT dst, int64_t stride_l, bool streaming) {
+                       void* HWY_RESTRICT dst, int64_t stride_l, bool nontemporal) {
   if constexpr (sizeof(T) == 4) {
     WriteTile(static_cast<const uint32_t*>(stage), pitch, rows, cols, static_cast<uint32_t*>(dst),
-              stride_l, streaming);
+              stride_l, nontemporal);
   } else {
     // No vector transpose for these sizes yet: plain stores, m innermost so
     // each column's run in memory is written in order.
-    (void)streaming;
+    (void)nontemporal;
     const T* in = static_cast<const T*>(stage);
     T* out = static_cast<T*>(dst);
     for (size_t l = 0; l < cols; ++l) {

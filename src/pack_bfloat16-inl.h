@@ -1,12 +1,12 @@
 // AVX512_BF16's two-vector bfloat16 pack, for the AVX-512 kernels
-// (convert-inl.h). Included by convert-inl.h under Highway's per-target
+// (src/convert/uniform-inl.h). Included by it under Highway's per-target
 // compilation, hence the toggle guard; holds code for AVX3 on x86 only.
 //
 // vcvtne2ps2bf16 rounds to nearest even, as the integer rounding the other
-// targets use (convert-inl.h, Bfloat16Rounded) does, on every normal float
+// targets use (src/convert/common-inl.h, Bfloat16Rounded) does, on every normal float
 // and zero; tests/pack_bfloat16_test.cc checks all of them against its own
 // reference. A subnormal float it reads as zero, so the kernels use it only
-// where a fill's parameters leave no subnormal value (KindParams::bf16_pack,
+// where a fill's parameters leave no subnormal value (UniformParams::bf16_pack,
 // set in fill.cc) and the CPU has it (detail::CpuHasBfloat16Pack). One
 // instruction for what takes seven otherwise: uniform bfloat16 on Zen 4,
 // elements per second against the bits fill, 0.75 -> 0.86 at 64 Ki on one

@@ -27,7 +27,7 @@
 // 2 and round 1's product of round 0's word 0 are scalar constants: those two
 // rounds need half the vector multiplies. Round 0's other product, kMul0 times
 // consecutive counters, is a running sum (vector adds, no multiply), and the
-// bits kernel's round 9 is fused with its transpose (UniformGroups).
+// run driver fuses round 9 with its transpose (LastRound).
 // docs/kernel-speed.md counts the operations and the hosts' bounds.
 //
 // The scalar target (one lane) uses the constexpr reference from
@@ -351,6 +351,14 @@ HWY_INLINE void UniformFirstRounds(const Round0Fn& round0, const FirstRounds& f,
       batches...);
 }
 
+// Blocks from counter c on before its word 0 carries into word 1 (at least
+// 1, at most 2^32): the vector rounds give lanes consecutive word-0 values
+// and take words 1-3 as uniform, which holds only within these. The one
+// place every kernel asks.
+HWY_INLINE uint64_t BlocksBeforeCarry(const Counter128& c) {
+  return (uint64_t{1} << 32) - c.w[0];
+}
+
 // Ten rounds on every batch; lane i of batch b holds the counter
 // first + delta(b) + lanes[i] (lanes_max: the largest lanes[i]). Contiguous
 // runs use lanes = BlockOfLane() and delta(b) = b * N; the column writer
@@ -360,10 +368,10 @@ HWY_INLINE void PhiloxBatches(const Counter128& first, const DeltaFn& delta, VSt
                               uint64_t lanes_max, const RoundKeys& keys, B... batches) {
   const DState d;
   constexpr size_t kBatches = sizeof...(B);
-  // Words 1-3 are uniform when no lane's word 0 passes 2^32 - 1.
-  const uint64_t room = 0xFFFFFFFFu - first.w[0];
+  // Words 1-3 are uniform when no lane's word 0 carries.
+  const uint64_t room = BlocksBeforeCarry(first);
   bool uniform = true;
-  for (size_t b = 0; b < kBatches; ++b) uniform &= delta(b) + lanes_max <= room;
+  for (size_t b = 0; b < kBatches; ++b) uniform &= delta(b) + lanes_max < room;
   if (HWY_LIKELY(uniform)) {
     // kMul0 * (w + lanes[i]) = kMul0 * w + kMul0 * lanes[i], below 2^64.
     VU64 even, odd;
@@ -400,46 +408,8 @@ HWY_INLINE void PhiloxBatches(const Counter128& first, const DeltaFn& delta, VSt
   LaterRounds(keys, batches...);
 }
 
-// Transposes every batch (lanes as BlockOfLane()) to block order and stores
-// batch b to out(b)[0 .. 4 * N); kStream and last_plain as for
-// GenerateBatches.
-template <bool kStream, class OutFn, class... B>
-HWY_INLINE void StoreBatches(const OutFn& out, bool last_plain, B... batches) {
-  const DU32 d32;
-  const size_t N32 = hn::Lanes(d32);
-  ForEachBatch(
-      [&](Batch x, size_t b) __attribute__((always_inline)) {
-        uint32_t* HWY_RESTRICT dst = out(b);
-        const bool stream = kStream && !(last_plain && b + 1 == sizeof...(B));
-        TransposeBlocks(x.x0, x.x1, x.x2, x.x3, [&](VU32 v, size_t i) {
-          if (stream) {
-            hn::Stream(v, d32, dst + i * N32);
-          } else {
-            hn::StoreU(v, d32, dst + i * N32);
-          }
-        });
-      },
-      batches...);
-}
-
-// Writes kBatches vectors of BlocksPerVector() consecutive Philox blocks
-// (lane_block: BlockOfLane()): batch b, counters first + delta(b) onwards,
-// goes to out(b)[0 .. 4 * N). kStream selects non-temporal stores, which need
-// every out(b) aligned to the vector size. With `last_plain`, the last batch
-// is stored plainly: a run that ends in a partial vector computes it in the
-// same interleaved group, into a scratch buffer.
-template <size_t kBatches, bool kStream, class DeltaFn, class OutFn>
-HWY_INLINE void GenerateBatches(const Counter128& first, const DeltaFn& delta,
-                                const RoundKeys& keys, VState lane_block, const OutFn& out,
-                                bool last_plain) {
-  WithBatches<kBatches>([&](auto... batches) __attribute__((always_inline)) {
-    PhiloxBatches(first, delta, lane_block, BlocksPerVector() - 1, keys, batches...);
-    StoreBatches<kStream>(out, last_plain, batches...);
-  });
-}
-
 // Round 9 of every batch (state after round 8 as LaterRounds<9> leaves it)
-// fused with the transpose of StoreBatches: sink(x, b, i, v) receives batch
+// fused with the transpose to block order: sink(x, b, i, v) receives batch
 // b's words in block order, vector i of 1 << kLog2LanesPerChunk (the words
 // at 4 N b + i Lanes(DU32) of a contiguous run), in order of b, then i; x is
 // the batch, whose state the sink may overwrite (every vector of a batch is
@@ -526,26 +496,6 @@ struct InPlace {
   }
 };
 
-// LastRound stored contiguously from `out` (kStream: non-temporal stores,
-// `out` aligned to the vector size).
-template <bool kStream, class... B>
-HWY_INLINE void LastRoundStore(const RoundKeys& keys, uint32_t* HWY_RESTRICT out, B... batches) {
-  const DU32 d32;
-  const size_t N32 = hn::Lanes(d32);
-  const size_t per_batch = 4 * BlocksPerVector();
-  LastRound(
-      keys,
-      [&](Batch, size_t b, size_t i, VU32 v) __attribute__((always_inline)) {
-        uint32_t* HWY_RESTRICT to = out + b * per_batch + i * N32;
-        if (kStream) {
-          hn::Stream(v, d32, to);
-        } else {
-          hn::StoreU(v, d32, to);
-        }
-      },
-      batches...);
-}
-
 // Consecutive vectors of blocks from counter `first`, word 0 not carrying
 // before the last of them (the caller checks): counter words 1-3, round 0's
 // lane products and the keys' masks are computed once for the whole run, not
@@ -600,24 +550,6 @@ class UniformRun {
   HWY_ALIGN uint64_t even_[hn::MaxLanes(DU64())];  // round 0's products, next vector
   HWY_ALIGN uint64_t odd_[hn::MaxLanes(DU64())];
 };
-
-// GenerateBatches for the next `groups` groups of kBatches vectors of `run`
-// (whose word 0 does not carry before the last of them), contiguous output
-// from `out`.
-template <size_t kBatches, bool kStream>
-HWY_INLINE void UniformGroups(UniformRun& run, const RoundKeys& keys, uint64_t groups,
-                              uint32_t* out) {
-  VU64 even, odd;
-  run.Load(&even, &odd);
-  for (uint64_t g = 0; g < groups; ++g) {
-    WithBatches<kBatches>([&](auto... batches) __attribute__((always_inline)) {
-      run.Next<philox::kRounds - 1>(keys, &even, &odd, batches...);
-      LastRoundStore<kStream>(keys, out, batches...);
-    });
-    out += 4 * BlocksPerVector() * kBatches;
-  }
-  run.Save(even, odd);
-}
 
 #endif  // HWY_TARGET != HWY_SCALAR
 

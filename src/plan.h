@@ -44,7 +44,7 @@ struct Plan {
 
   // How: the kernels of the active target and the resolved store mode.
   const KernelTable* kernels = nullptr;
-  bool streaming = false;
+  bool nontemporal = false;
   uint32_t threads = 1;        // resolved: at least 1
   ParallelFor parallel_for;    // empty: the library's pool
   uint64_t task_elements = 0;  // FillOptions::task_elements

@@ -29,7 +29,7 @@
 
 #include "hwy/highway.h"
 #include "randtensor/philox.h"
-#include "src/convert-inl.h"
+#include "src/convert/common-inl.h"
 #include "src/kernels.h"
 #include "src/philox-inl.h"
 
@@ -40,21 +40,19 @@ namespace replay {
 
 namespace hn = hwy::HWY_NAMESPACE;
 using detail::GenerateKind;
-using detail::Stream;
+using detail::KernelArgs;
 
-// One vector of words -> elements of a one-word element-wise kind (bits:
-// the words themselves).
-template <GenerateKind kKind, typename T>
-HWY_INLINE void ConvertRow(const detail::KindParams& p, convert::VW w, T* to, bool stream) {
-  if constexpr (kKind == GenerateKind::kBitsUint32) {
-    convert::Put(convert::DW(), w, to, stream);
-  } else {
-    convert::ConvertVector<kKind>(p, w, to, stream);
-  }
+// One vector of words -> elements of a one-word element-wise converter C
+// (bits: the words themselves).
+template <class C, typename T>
+HWY_INLINE void ConvertRow(const typename C::Params& p, convert::VW w, T* to, bool nontemporal) {
+  C::WithConstants(p, [&](const auto& k) __attribute__((always_inline)) {
+    C::Vectors(k, to, nontemporal, w);
+  });
 }
 
 // Thread t's block, by the reference: counter start + t * 2^64.
-inline PhiloxBlock ThreadBlock(const Stream& s, uint64_t t) {
+inline PhiloxBlock ThreadBlock(const KernelArgs& s, uint64_t t) {
   Counter128 c = s.start;
   const uint64_t w2 = uint64_t{c.w[2]} + (t & 0xFFFFFFFFu);
   const uint64_t w3 = uint64_t{c.w[3]} + (t >> 32) + (w2 >> 32);
@@ -64,7 +62,7 @@ inline PhiloxBlock ThreadBlock(const Stream& s, uint64_t t) {
 }
 
 // Scalar fallback of ThreadBlocks (any target; counter word 2 may carry).
-inline void ThreadBlocksScalar(const Stream& s, uint64_t t0, uint64_t count, uint32_t* words) {
+inline void ThreadBlocksScalar(const KernelArgs& s, uint64_t t0, uint64_t count, uint32_t* words) {
   for (uint64_t i = 0; i < count; ++i) {
     const PhiloxBlock b = ThreadBlock(s, t0 + i);
     std::memcpy(words + 4 * i, b.v, 16);
@@ -75,14 +73,14 @@ inline void ThreadBlocksScalar(const Stream& s, uint64_t t0, uint64_t count, uin
 
 // Whether threads [t0, t0 + count) keep counter word 2 from carrying into
 // word 3, which the vector rounds assume (word 3 uniform).
-inline bool NoWord2Carry(const Stream& s, uint64_t t0, uint64_t count) {
+inline bool NoWord2Carry(const KernelArgs& s, uint64_t t0, uint64_t count) {
   return uint64_t{s.start.w[2]} + t0 + count <= (uint64_t{1} << 32);
 }
 
 // Ten rounds on every batch of threads: lane i of batch b computes thread
 // t0 + b * N + lanes[i] (N = BlocksPerVector()). NoWord2Carry holds.
 template <class... B>
-HWY_INLINE void PhiloxThreads(const Stream& s, uint64_t t0, VState lanes, B... batches) {
+HWY_INLINE void PhiloxThreads(const KernelArgs& s, uint64_t t0, VState lanes, B... batches) {
   const DState d;
   using T = hn::TFromD<DState>;
   const size_t N = hn::Lanes(d);
@@ -146,7 +144,7 @@ HWY_INLINE void ForEachWordVector(const F& f, size_t v, Batch lo, Batch hi, B...
 #endif  // HWY_TARGET != HWY_SCALAR
 
 // ThreadBlocksFn.
-inline void ThreadBlocks(const Stream& s, uint64_t t0, uint64_t count, uint32_t* words) {
+inline void ThreadBlocks(const KernelArgs& s, uint64_t t0, uint64_t count, uint32_t* words) {
 #if HWY_TARGET == HWY_SCALAR
   ThreadBlocksScalar(s, t0, count, words);
 #else
@@ -176,19 +174,20 @@ inline void ThreadBlocks(const Stream& s, uint64_t t0, uint64_t count, uint32_t*
 #endif
 }
 
-// ReplayRowsFn for a one-word element-wise kind.
-template <GenerateKind kKind>
-void ReplayRows(const Stream& s, uint64_t t0, const uint64_t counts[4], void* dst,
-                uint64_t row_stride, bool streaming) {
-  using T = typename detail::KindTraits<kKind>::Type;
+// ReplayRowsFn for a one-word element-wise converter C.
+template <class C>
+void ReplayRows(const KernelArgs& s, uint64_t t0, const uint64_t counts[4], void* dst,
+                uint64_t row_stride, bool nontemporal) {
+  using T = typename C::Type;
   T* out = static_cast<T*>(dst);
+  const typename C::Params p = detail::ParamsOf<typename C::Params>(s.params);
   const convert::DW dw;
 #if HWY_TARGET == HWY_SCALAR
-  (void)streaming;
+  (void)nontemporal;
   for (uint64_t i = 0; i < counts[0]; ++i) {
     const PhiloxBlock b = ThreadBlock(s, t0 + i);
     for (int k = 0; k < 4 && i < counts[k]; ++k) {
-      ConvertRow<kKind>(s.params, hn::Set(dw, b.v[k]), out + k * row_stride + i, false);
+      ConvertRow<C>(p, hn::Set(dw, b.v[k]), out + k * row_stride + i, false);
     }
   }
 #else
@@ -198,10 +197,10 @@ void ReplayRows(const Stream& s, uint64_t t0, const uint64_t counts[4], void* ds
   const auto put = [&](VU32 w, int k, uint64_t i) __attribute__((always_inline)) {
     T* to = out + k * row_stride + i;
     if (i + N <= counts[k]) {
-      ConvertRow<kKind>(s.params, w, to, streaming);
+      ConvertRow<C>(p, w, to, nontemporal);
     } else if (i < counts[k]) {
       HWY_ALIGN T scratch[hn::MaxLanes(dw)];
-      ConvertRow<kKind>(s.params, w, scratch, false);
+      ConvertRow<C>(p, w, scratch, false);
       std::memcpy(to, scratch, (counts[k] - i) * sizeof(T));
     }
   };
@@ -242,10 +241,11 @@ void ReplayRows(const Stream& s, uint64_t t0, const uint64_t counts[4], void* ds
 #endif
 }
 
-// Whether a kind has ReplayRows: one word per element, each converted alone.
-constexpr bool HasReplayRows(GenerateKind kind) {
-  return detail::WordsPerElement(kind) == 1 && kind != GenerateKind::kNormalFloat32 &&
-         kind != GenerateKind::kNormalFloat16 && kind != GenerateKind::kNormalBfloat16;
+// Whether a converter has ReplayRows: one word per element, each converted
+// alone.
+template <class C>
+constexpr bool HasReplayRows() {
+  return C::kWords == 1 && !C::kPairs;
 }
 
 }  // namespace replay

@@ -197,7 +197,7 @@ struct ReplayJob {
   PhiloxState state;  // the launch's
   char* origin;       // the launch's first element
   uint64_t n, g, u, task_threads, tasks_per_call;
-  bool streaming;
+  bool nontemporal;
 };
 
 // Element k of stage (thread-major, u per thread) for the threads in
@@ -228,7 +228,7 @@ void RunReplayTask(void* context, uint32_t index) {
   const uint64_t call = index / job.tasks_per_call;
   const uint64_t t0 = (index % job.tasks_per_call) * job.task_threads;
   const uint64_t threads = job.g - t0 < job.task_threads ? job.g - t0 : job.task_threads;
-  Stream s{job.state.counter().Plus(call), RoundKeys(job.state.key()), job.params};
+  KernelArgs s{job.state.counter().Plus(call), RoundKeys(job.state.key()), job.params};
   // Valid threads of each row of this call: element (call u + j) g + t < n.
   uint64_t counts[4] = {0, 0, 0, 0};
   for (uint64_t j = 0; j < job.u; ++j) {
@@ -239,7 +239,7 @@ void RunReplayTask(void* context, uint32_t index) {
   char* dst = job.origin + (call * job.u * job.g + t0) * static_cast<uint64_t>(size);
   const GenerateKernels& k = plan.kernels->Generate(plan.kind);
   if (k.replay_rows != nullptr) {
-    k.replay_rows(s, t0, counts, dst, job.g, job.streaming);
+    k.replay_rows(s, t0, counts, dst, job.g, job.nontemporal);
   } else {
     alignas(64) uint32_t words[4 * kBlockChunk];
     alignas(64) uint64_t stage[4 * kBlockChunk];  // u elements per thread, at most 8 bytes each
@@ -254,7 +254,7 @@ void RunReplayTask(void* context, uint32_t index) {
       PlaceRowsOfSize(size, stage, job.u, part, dst + sub * static_cast<uint64_t>(size), job.g);
     }
   }
-  if (job.streaming) StreamFence();
+  if (job.nontemporal) NonTemporalFence();
 }
 
 }  // namespace
@@ -267,7 +267,7 @@ void ReplayTensor(const Plan& plan, const PhiloxState& state, FillInfo* info) no
   const int size = ElementBytes(plan.kind);
   const bool rows = plan.kernels->Generate(plan.kind).replay_rows != nullptr;
   uint64_t tasks = 0;
-  bool streaming = false;
+  bool nontemporal = false;
   ForEachLaunch(plan.kind, plan.gpu, plan.layout->count, [&](const Launch& launch) {
     job.state = philox::AdvanceBlocks(state, launch.calls_before);
     job.origin = plan.origin + launch.first * static_cast<uint64_t>(size);
@@ -290,8 +290,8 @@ void ReplayTensor(const Plan& plan, const PhiloxState& state, FillInfo* info) no
     job.tasks_per_call = (job.g - 1) / job.task_threads + 1;
     // Rows of a call are g elements apart, g a multiple of 256: with the
     // origin on a vector boundary, every whole vector store is aligned.
-    job.streaming = rows && plan.streaming && reinterpret_cast<uintptr_t>(job.origin) % 64 == 0;
-    streaming = streaming || job.streaming;
+    job.nontemporal = rows && plan.nontemporal && reinterpret_cast<uintptr_t>(job.origin) % 64 == 0;
+    nontemporal = nontemporal || job.nontemporal;
     const uint64_t launch_tasks = launch.calls * job.tasks_per_call;
     tasks += launch_tasks;
     RunTasks(plan.parallel_for, static_cast<uint32_t>(launch_tasks), plan.threads, RunReplayTask,
@@ -300,7 +300,7 @@ void ReplayTensor(const Plan& plan, const PhiloxState& state, FillInfo* info) no
   info->target = plan.kernels->name;
   info->lanes = plan.kernels->lanes;
   info->tasks = static_cast<uint32_t>(tasks);
-  info->streaming = streaming;
+  info->streaming = nontemporal;
   info->strategy = rows ? "torch_cuda rows" : "torch_cuda blocks";
 }
 

@@ -22,7 +22,7 @@ namespace {
 
 using detail::GenerateKind;
 using detail::KindParams;
-using detail::Stream;
+using detail::KernelArgs;
 
 constexpr uint64_t kThreads = 65536;       // subsequences of cuRAND's host kernel (measured)
 constexpr uint64_t kTaskThreads = 16384;   // threads per task: 64 Ki outputs
@@ -46,7 +46,7 @@ struct CurandJob {
 
 // Philox blocks `start` of threads [t0, t0 + m) (counter start + t * 2^64).
 void Blocks(const CurandJob& j, uint64_t start, uint64_t t0, uint64_t m, uint32_t* words) {
-  const Stream s{Counter128{}.Plus(start), detail::RoundKeys(j.key), {}};
+  const KernelArgs s{Counter128{}.Plus(start), detail::RoundKeys(j.key), {}};
   j.kernels->thread_blocks(s, t0, m, words);
 }
 
@@ -109,23 +109,35 @@ Status Resolve(CurandHostFunction f, double mean, double stddev, CurandJob* j) {
       // u32 itself: range 1 from 0, and no word flips (flip_count 0), so
       // 1.0 stays 1.0 (cuRAND's (0, 1]; PyTorch's flip is not cuRAND's).
       j->kind = GenerateKind::kUniformFloat32, j->words = 1, j->size = 4;
-      p.low_f = 0, p.range_f = 1, p.flip_count = 0;
+      {
+        detail::UniformParams& u = p.emplace<detail::UniformParams>();
+        u.low_f = 0, u.range_f = 1, u.flip_count = 0;
+      }
       return Status();
     case CurandHostFunction::kUniformDouble:
       j->kind = GenerateKind::kUniformFloat64, j->words = 2, j->size = 8;
-      p.low_d = 0, p.range_d = 1, p.high_d = 2;
+      {
+        detail::UniformParams& u = p.emplace<detail::UniformParams>();
+        u.low_d = 0, u.range_d = 1, u.high_d = 2;
+      }
       return Status();
     case CurandHostFunction::kNormal:
       j->kind = GenerateKind::kNormalFloat32, j->words = 1, j->size = 4;
-      p.mean_f = static_cast<float>(mean), p.std_f = static_cast<float>(stddev);
-      if (!std::isfinite(p.mean_f) || !std::isfinite(p.std_f)) {
-        return Status::Error(StatusCode::kInvalidArgument,
-                             "mean = %g and stddev = %g overflow float", mean, stddev);
+      {
+        detail::NormalParams& n = p.emplace<detail::NormalParams>();
+        n.mean_f = static_cast<float>(mean), n.std_f = static_cast<float>(stddev);
+        if (!std::isfinite(n.mean_f) || !std::isfinite(n.std_f)) {
+          return Status::Error(StatusCode::kInvalidArgument,
+                               "mean = %g and stddev = %g overflow float", mean, stddev);
+        }
       }
       return Status();
     case CurandHostFunction::kNormalDouble:
       j->kind = GenerateKind::kNormalFloat64, j->words = 2, j->size = 8;
-      p.mean_d = mean, p.std_d = stddev;
+      {
+        detail::NormalParams& n = p.emplace<detail::NormalParams>();
+        n.mean_d = mean, n.std_d = stddev;
+      }
       return Status();
   }
   return Status::Error(StatusCode::kInvalidArgument, "function = %d is not a CurandHostFunction",

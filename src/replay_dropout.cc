@@ -19,7 +19,7 @@
 namespace randtensor {
 namespace {
 
-using detail::Stream;
+using detail::KernelArgs;
 
 constexpr uint64_t kChunk = 512;  // threads per L1 chunk of blocks
 
@@ -84,7 +84,7 @@ void RunDropoutTask(void* context, uint32_t index) {
   const DropoutJob& j = *static_cast<const DropoutJob*>(context);
   const uint64_t c = index / j.chunks, t0 = (index % j.chunks) * kChunk;
   const uint64_t m = j.g - t0 < kChunk ? j.g - t0 : kChunk;
-  const Stream s{j.state.counter().Plus(c), detail::RoundKeys(j.state.key()), {}};
+  const KernelArgs s{j.state.counter().Plus(c), detail::RoundKeys(j.state.key()), {}};
   alignas(64) uint32_t words[4 * kChunk];
   j.kernels->thread_blocks(s, t0, m, words);
   for (uint64_t i = 0; i < m; ++i) {

@@ -3,7 +3,7 @@
 // Three ways to place a tensor, chosen from its canonical layout:
 //
 // - Rows (innermost stride 1: packed, padded rows). Long rows are generated
-//   straight into the output by the contiguous kernel, with streaming stores
+//   straight into the output by the contiguous kernel, with non-temporal stores
 //   when the output is larger than the cache. Shorter rows would pay the
 //   kernel's per-call cost and a partial vector per row, so a chunk spanning
 //   many rows is generated into an L1 staging buffer and copied out row by
@@ -82,16 +82,16 @@ struct Job {
         generate(&p.kernels->Generate(p.kind)),
         move(&p.kernels->Move(ElementBytes(p.kind))),
         // The constants copied now, before any task (see Plan::params).
-        stream{state.counter(), RoundKeys(state.key()), *p.params},
-        streaming(p.streaming),
+        args{state.counter(), RoundKeys(state.key()), *p.params},
+        nontemporal(p.nontemporal),
         element_size(ElementBytes(p.kind)) {}
 
   const Plan* plan;
   const Layout* layout;
   const GenerateKernels* generate;
   const MoveKernels* move;
-  Stream stream;
-  bool streaming;
+  KernelArgs args;
+  bool nontemporal;
   Strategy strategy = Strategy::kRows;
   int element_size;
   // Elements that fit in the L1 stage (a division: only where a stage is used).
@@ -113,8 +113,8 @@ struct Job {
 
   char* At(int64_t offset) const { return plan->origin + offset * element_size; }
   // Generates stream elements [first, first + count) into dst.
-  void Generate(uint64_t first, uint64_t count, void* dst, bool stream) const {
-    generate->contiguous(this->stream, first, count, dst, stream);
+  void Generate(uint64_t first, uint64_t count, void* dst, bool nontemporal) const {
+    generate->contiguous(args, first, count, dst, nontemporal);
   }
 };
 
@@ -176,7 +176,7 @@ void WriteRows(const Job& job, uint64_t begin, uint64_t end) {
   const uint64_t base = job.plan->stream_base;
   for (uint64_t e = begin; e < end;) {
     const uint64_t len = std::min(cur.row_left(), end - e);
-    job.Generate(base + cur.stream(), len, job.At(cur.offset()), job.streaming);
+    job.Generate(base + cur.stream(), len, job.At(cur.offset()), job.nontemporal);
     e += len;
     if (e < end) cur.Advance(len);
   }
@@ -187,7 +187,7 @@ void WriteRows(const Job& job, uint64_t begin, uint64_t end) {
 void PlaceRowPiece(const Job& job, const char* staged, uint64_t len, const RowCursor& cur) {
   const int64_t stride = job.layout->strides[job.layout->rank - 1];
   if (stride == 1) {
-    job.move->copy(staged, len, job.At(cur.offset()), job.streaming);
+    job.move->copy(staged, len, job.At(cur.offset()), job.nontemporal);
   } else {
     job.move->scatter(staged, len, job.At(cur.offset()), stride);
   }
@@ -274,8 +274,8 @@ void WriteTransposed(Job& job, uint64_t tile_begin, uint64_t tile_end) {
     char* out = job.At(p0 + m0 * stride_m + l0 * stride_l);
     if (stride_m == 1 && ColumnsFit(*job.generate, first, step_m, static_cast<size_t>(rows))) {
       // Straight into place: one run per lane (see GenerateColumnsFn).
-      job.generate->columns(job.stream, first, step_m, static_cast<size_t>(rows),
-                            static_cast<size_t>(cols), out, stride_l, job.streaming);
+      job.generate->columns(job.args, first, step_m, static_cast<size_t>(rows),
+                            static_cast<size_t>(cols), out, stride_l, job.nontemporal);
       continue;
     }
     job.staged_tile.store(true, std::memory_order_relaxed);
@@ -290,7 +290,7 @@ void WriteTransposed(Job& job, uint64_t tile_begin, uint64_t tile_end) {
     // Write along M: for each column l, `rows` neighbouring addresses.
     if (stride_m == 1) {
       job.move->write_tile(stage, pitch, static_cast<size_t>(rows), static_cast<size_t>(cols),
-                           out, stride_l, job.streaming);
+                           out, stride_l, job.nontemporal);
     } else {
       job.move->write_tile_reversed(stage, pitch, static_cast<size_t>(rows),
                                     static_cast<size_t>(cols), out, stride_l);
@@ -315,7 +315,7 @@ void RunTask(void* context, uint32_t index) {
       WriteStaged(job, begin, end);
     }
   }
-  if (job.streaming) StreamFence();
+  if (job.nontemporal) NonTemporalFence();
 }
 
 // The dimension with stride +-1 other than the innermost, or -1.
@@ -392,8 +392,8 @@ uint64_t PlanTiles(Job& job, uint32_t threads, uint64_t task_option) {
 // The L3 size the system reports, but at most 32 MiB: on chiplet CPUs and in
 // VMs it is the whole socket's (320 MiB on both hosts we measure), while one
 // core writes into its own slice; at 64 MiB regular stores measured 1.2-2x
-// slower than streaming ones for NHWC and column-major outputs.
-bool StreamingPays(uint64_t bytes) noexcept {
+// slower than nontemporal ones for NHWC and column-major outputs.
+bool NonTemporalPays(uint64_t bytes) noexcept {
   static const uint64_t threshold = [] {
     constexpr uint64_t kCap = uint64_t{32} << 20;
     const long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
@@ -425,15 +425,15 @@ void WriteTensor(const Plan& plan, const PhiloxState& state, FillInfo* info) noe
     job.strategy = job.dim_m >= 0 ? Strategy::kTransposed : Strategy::kScattered;
   }
   // Scattered elements are stored one at a time: never streamed.
-  if (job.strategy == Strategy::kScattered) job.streaming = false;
+  if (job.strategy == Strategy::kScattered) job.nontemporal = false;
   uint64_t tasks = 1;
   if (layout.rank == 1 && job.strategy == Strategy::kRows && plan.task_elements == 0 &&
       WantedTasks(layout.count, plan.threads) == 1) {
     // One packed run in one task (every packed fill up to kInlineElements):
     // the kernel directly, without the task machinery, which a 16-element
     // fill would otherwise spend most of its time in.
-    job.Generate(plan.stream_base, layout.count, plan.origin, job.streaming);
-    if (job.streaming) StreamFence();
+    job.Generate(plan.stream_base, layout.count, plan.origin, job.nontemporal);
+    if (job.nontemporal) NonTemporalFence();
   } else {
     tasks = job.strategy == Strategy::kTransposed
                 ? PlanTiles(job, plan.threads, plan.task_elements)
@@ -444,7 +444,7 @@ void WriteTensor(const Plan& plan, const PhiloxState& state, FillInfo* info) noe
   info->target = plan.kernels->name;
   info->lanes = plan.kernels->lanes;
   info->tasks = static_cast<uint32_t>(tasks);
-  info->streaming = job.streaming;
+  info->streaming = job.nontemporal;
   info->strategy = StrategyName(job.strategy, !job.staged_tile.load(std::memory_order_relaxed));
 }
 

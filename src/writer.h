@@ -18,9 +18,9 @@
 namespace randtensor {
 namespace detail {
 
-// Whether an output of this many bytes is better written with streaming
+// Whether an output of this many bytes is better written with nontemporal
 // (non-temporal) stores: StoreMode::kAuto's rule.
-bool StreamingPays(uint64_t bytes) noexcept;
+bool NonTemporalPays(uint64_t bytes) noexcept;
 
 // Writes every element of `plan` (validated, count > 0) and reports what was
 // done. Never fails: all checks happened before.

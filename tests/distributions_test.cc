@@ -323,7 +323,7 @@ TEST(Distributions, EdgeWordsEqualTheReferenceInEveryKernel) {
 
 // The AVX-512 kernels round uniform bfloat16 with AVX512_BF16's pack, which
 // reads a subnormal float as zero, only where fill.cc proves that no t is
-// subnormal (KindParams::bf16_pack: lsb(R) 2^-33 and lsb(L) at least
+// subnormal (UniformParams::bf16_pack: lsb(R) 2^-33 and lsb(L) at least
 // 2^-126). Here (L, R) on both sides of that proof's limits, and the words
 // that give the smallest |t| (the lowest words, those where u R + L crosses
 // zero, and the largest, which flip to L), convert in every kernel as on
@@ -357,13 +357,14 @@ TEST(Distributions, Bfloat16UniformNearZeroIsTheSameInEveryKernel) {
     const detail::KindParams* params = nullptr;
     ASSERT_TRUE(detail::ResolveDistribution(DataType::kBfloat16, d, &kind, &params).ok());
     const detail::KindParams p = *params;  // the resolver's answer lasts until its next call
-    packed += p.bf16_pack ? 1 : 0;
+    const detail::UniformParams& u = detail::ParamsOf<detail::UniformParams>(p);
+    packed += u.bf16_pack ? 1 : 0;
     std::vector<uint32_t> words;
     for (uint32_t w = 0; w < 64; ++w) words.push_back(w);
     // The largest words, which flip to L (a subnormal L is the pack's too).
     for (uint32_t w = 0; w < 256; ++w) words.push_back(UINT32_MAX - w);
     // x where u R + L = 0: u = -L / R, x about u 2^32.
-    const double cross = -p.low_f / static_cast<double>(p.range_f) * 0x1p32;
+    const double cross = -u.low_f / static_cast<double>(u.range_f) * 0x1p32;
     if (cross > 0 && cross < 0x1p32) {
       const int64_t x0 = static_cast<int64_t>(cross);
       for (int64_t x = x0 - 64; x <= x0 + 64; ++x) {
@@ -378,7 +379,7 @@ TEST(Distributions, Bfloat16UniformNearZeroIsTheSameInEveryKernel) {
       for (size_t i = 0; i < words.size(); ++i) {
         ASSERT_EQ(got[i], want[i]) << "uniform(" << c.low << ", " << d.high << ") target "
                                    << tables[t].name << " word " << words[i]
-                                   << (p.bf16_pack ? " (packed)" : "");
+                                   << (u.bf16_pack ? " (packed)" : "");
       }
     }
   }
@@ -500,7 +501,7 @@ TEST(Distributions, WideIntegerRemaindersAreExactOnEveryTarget) {
       words.push_back(static_cast<uint32_t>(x >> 32));  // W[2i] is the high word
       words.push_back(static_cast<uint32_t>(x));
     }
-    detail::KindParams params;
+    detail::IntegersParams params;
     params.range64 = r;
     params.low = -7;
     checked += ExpectOnEveryTarget<int64_t>(
@@ -538,7 +539,7 @@ TEST(Distributions, IntegerRemaindersAreExactOnEveryTarget) {
       }
     }
     for (int i = 0; i < 8; ++i) xs.push_back(static_cast<uint32_t>(rng()));
-    detail::KindParams params;
+    detail::IntegersParams params;
     detail::SetIntegerRange(&params, r);
     params.low = -3;
     checked += ExpectOnEveryTarget<int64_t>(

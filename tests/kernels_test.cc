@@ -1,7 +1,7 @@
 // Every kernel of the kernel list (src/kernel_list.h) on every compiled target
 // this CPU supports, called directly: sizes below, at and above the vector
 // width, every start within a Philox block, aligned and unaligned outputs,
-// regular and streaming stores. Expected values come from the independent
+// regular and non-temporal stores. Expected values come from the independent
 // oracle (oracle.h: Random123) for generate kernels and from plain loops for
 // move kernels; guard bytes around every output must stay untouched.
 //
@@ -41,10 +41,10 @@ std::vector<const KernelTable*> SupportedTables() {
   return out;
 }
 
-detail::Stream StreamOf(const uint32_t state[6]) {
+detail::KernelArgs ArgsOf(const uint32_t state[6]) {
   PhiloxState s;
   std::memcpy(s.words, state, sizeof(s.words));
-  return detail::Stream{s.counter(), detail::RoundKeys(s.key())};
+  return detail::KernelArgs{s.counter(), detail::RoundKeys(s.key())};
 }
 
 // Counts around a vector width of `lanes` 32-bit words: 0 .. 3 vectors plus
@@ -56,25 +56,44 @@ std::vector<uint64_t> CountsAround(int lanes) {
   return counts;
 }
 
-// Constants for every kind (plausible, not special): uniform [-2, 3) with
-// float16 bounds, p = 0.5, integers [-5, 995).
-detail::KindParams SomeParams() {
-  detail::KindParams p;
-  p.low_f = -2.0f;
-  p.range_f = 5.0f;
-  p.flip_first = 0xFFFFFF80u;  // the words whose u32 is 1.0f (t = 3 = H in float32)
-  p.flip_count = 128;
-  p.p_words = detail::BernoulliWords(0.5f);
-  detail::SetIntegerRange(&p, 1000);
-  p.low = -5;
-  p.low_d = -2.0;
-  p.high_d = 3.0;
-  p.range_d = 5.0;
-  p.p_d = 0.5;
-  p.mean_d = 0.25;
-  p.std_d = 2.0;
-  p.range64 = (uint64_t{1} << 40) + 7;
-  return p;
+// Constants of each kind's distribution (plausible, not special): uniform
+// [-2, 3) with float16 bounds, normal(0.25, 2), p = 0.5, integers [-5, 995)
+// (one word) and [-7, -7 + 2^40 + 7) (two words); bits has none. The
+// distribution is the kind's name up to its type.
+detail::KindParams SomeParams(GenerateKind kind) {
+  const std::string name = detail::KindName(kind);
+  const auto is = [&](const char* prefix) { return name.rfind(prefix, 0) == 0; };
+  if (is("kUniform")) {
+    detail::UniformParams p;
+    p.low_f = -2.0f;
+    p.range_f = 5.0f;
+    p.flip_first = 0xFFFFFF80u;  // the words whose u32 is 1.0f (t = 3 = H in float32)
+    p.flip_count = 128;
+    p.low_d = -2.0;
+    p.high_d = 3.0;
+    p.range_d = 5.0;
+    return p;
+  }
+  if (is("kNormal")) {
+    detail::NormalParams p;
+    p.mean_d = 0.25;
+    p.std_d = 2.0;
+    return p;
+  }
+  if (is("kBernoulli")) {
+    detail::BernoulliParams p;
+    p.p_words = detail::BernoulliWords(0.5f);
+    p.p_d = 0.5;
+    return p;
+  }
+  if (is("kIntegers")) {
+    detail::IntegersParams p;
+    detail::SetIntegerRange(&p, 1000);
+    p.low = -5;
+    p.range64 = (uint64_t{1} << 40) + 7;
+    return p;
+  }
+  return detail::KindParams();
 }
 
 // Expected element i of `kind` as bytes: bits from the oracle (Random123);
@@ -94,7 +113,7 @@ void ExpectedElement(const KernelTable& table, GenerateKind kind, uint64_t i, ui
     const uint32_t pair[2] = {rt_oracle_element(kState, i & ~uint64_t{1}),
                               rt_oracle_element(kState, i | 1)};
     uint8_t both[16];
-    table.Generate(kind).convert(SomeParams(), pair, 2, both);
+    table.Generate(kind).convert(SomeParams(kind), pair, 2, both);
     const size_t size = static_cast<size_t>(detail::ElementBytes(kind));
     std::memcpy(out, both + (i & 1) * size, size);
     return;
@@ -103,16 +122,16 @@ void ExpectedElement(const KernelTable& table, GenerateKind kind, uint64_t i, ui
     uint32_t quad[4];
     for (uint64_t j = 0; j < 4; ++j) quad[j] = rt_oracle_element(kState, 4 * (i / 2) + j);
     double both[2];
-    table.Generate(kind).convert(SomeParams(), quad, 2, both);
+    table.Generate(kind).convert(SomeParams(kind), quad, 2, both);
     std::memcpy(out, &both[i & 1], 8);
     return;
   }
   if (detail::WordsPerElement(kind) == 2) {  // words 2i and 2i + 1
     const uint32_t pair[2] = {rt_oracle_element(kState, 2 * i), rt_oracle_element(kState, 2 * i + 1)};
-    table.Generate(kind).convert(SomeParams(), pair, 1, out);
+    table.Generate(kind).convert(SomeParams(kind), pair, 1, out);
     return;
   }
-  table.Generate(kind).convert(SomeParams(), &w, 1, out);
+  table.Generate(kind).convert(SomeParams(kind), &w, 1, out);
 }
 
 TEST(Kernels, TheListDescribesEveryKind) {
@@ -126,17 +145,17 @@ TEST(Kernels, TheListDescribesEveryKind) {
 
 TEST(Kernels, GenerateContiguousEqualsTheOracle) {
   for (const KernelTable* table : SupportedTables()) {
-    detail::Stream stream = StreamOf(kState);
-    stream.params = SomeParams();
+    detail::KernelArgs args = ArgsOf(kState);
     for (int k = 0; k < detail::kGenerateKinds; ++k) {
       const auto kind = static_cast<GenerateKind>(k);
+      args.params = SomeParams(kind);
       const size_t size = static_cast<size_t>(detail::ElementBytes(kind));
       const detail::GenerateKernels& gen = table->Generate(kind);
       ASSERT_NE(gen.contiguous, nullptr) << table->name;
       ASSERT_NE(gen.convert, nullptr) << table->name;
       for (const uint64_t count : CountsAround(table->lanes)) {
         for (uint64_t first = 0; first < 6; ++first) {
-          for (const bool streaming : {false, true}) {
+          for (const bool nontemporal : {false, true}) {
             for (const size_t misalign : {size_t{0}, size}) {  // vector-aligned or not
               const size_t guard = 64;
               std::vector<uint8_t> buf(guard + misalign + count * size + guard + 64, kGuard);
@@ -144,14 +163,14 @@ TEST(Kernels, GenerateContiguousEqualsTheOracle) {
               uint8_t* base = buf.data() + guard;
               base += (64 - reinterpret_cast<uintptr_t>(base) % 64) % 64;
               uint8_t* dst = base + misalign;
-              gen.contiguous(stream, first, count, dst, streaming);
-              detail::StreamFence();
+              gen.contiguous(args, first, count, dst, nontemporal);
+              detail::NonTemporalFence();
               uint8_t want[8];
               for (uint64_t i = 0; i < count; ++i) {
                 ExpectedElement(*table, kind, first + i, want);
                 ASSERT_EQ(std::memcmp(dst + i * size, want, size), 0)
                     << table->name << " kind " << k << " count " << count << " first " << first
-                    << " streaming " << streaming << " misalign " << misalign << " element "
+                    << " nontemporal " << nontemporal << " misalign " << misalign << " element "
                     << i;
               }
               for (uint8_t* p = buf.data(); p < dst; ++p) ASSERT_EQ(*p, kGuard) << table->name;
@@ -175,14 +194,14 @@ TEST(Kernels, GenerateContiguousEqualsTheOracle) {
 // and the L1 stage where the address and the stream position disagree.
 TEST(Kernels, MisalignedStreamingEqualsRegularStores) {
   for (const KernelTable* table : SupportedTables()) {
-    detail::Stream stream = StreamOf(kState);
-    stream.params = SomeParams();
+    detail::KernelArgs args = ArgsOf(kState);
     // 6 groups of 6 vectors of 64 elements on AVX-512, plus a ragged end;
     // and a run shorter than one vector.
     const uint64_t counts[2] = {static_cast<uint64_t>(6 * 6 * 4 * table->lanes + 45),
                                 static_cast<uint64_t>(table->lanes + 3)};
     for (int k = 0; k < detail::kGenerateKinds; ++k) {
       const auto kind = static_cast<GenerateKind>(k);
+      args.params = SomeParams(kind);
       const size_t size = static_cast<size_t>(detail::ElementBytes(kind));
       const detail::GenerateKernels& gen = table->Generate(kind);
       for (const uint64_t count : counts) {
@@ -192,14 +211,14 @@ TEST(Kernels, MisalignedStreamingEqualsRegularStores) {
             const size_t guard = 64;
             std::vector<uint8_t> bufs[2];
             uint8_t* dsts[2];
-            for (int streaming = 0; streaming < 2; ++streaming) {
-              std::vector<uint8_t>& buf = bufs[streaming];
+            for (int nontemporal = 0; nontemporal < 2; ++nontemporal) {
+              std::vector<uint8_t>& buf = bufs[nontemporal];
               buf.assign(guard + 64 + offset + count * size + guard, kGuard);
               uint8_t* base = buf.data() + guard;
               base += (64 - reinterpret_cast<uintptr_t>(base) % 64) % 64;
-              dsts[streaming] = base + offset;
-              gen.contiguous(stream, first, count, dsts[streaming], streaming != 0);
-              detail::StreamFence();
+              dsts[nontemporal] = base + offset;
+              gen.contiguous(args, first, count, dsts[nontemporal], nontemporal != 0);
+              detail::NonTemporalFence();
             }
             const auto where = [&] {
               return std::string(table->name) + " kind " + std::to_string(k) + " count " +
@@ -226,7 +245,7 @@ TEST(Kernels, MisalignedStreamingEqualsRegularStores) {
 TEST(Kernels, GenerateColumnsEqualsTheOracleWhereDeclared) {
   int declared = 0;
   for (const KernelTable* table : SupportedTables()) {
-    const detail::Stream stream = StreamOf(kState);
+    const detail::KernelArgs args = ArgsOf(kState);
     for (int k = 0; k < detail::kGenerateKinds; ++k) {
       const auto kind = static_cast<GenerateKind>(k);
       const detail::GenerateKernels& gen = table->Generate(kind);
@@ -241,14 +260,14 @@ TEST(Kernels, GenerateColumnsEqualsTheOracleWhereDeclared) {
       for (const size_t rows : {lanes, 2 * lanes, 3 * lanes}) {
         for (const size_t cols : {size_t{1}, size_t{3}, size_t{4}, size_t{5}, size_t{17}}) {
           for (const uint64_t step : {uint64_t{64}, uint64_t{100}, uint64_t{4 * 1000}}) {
-            for (const bool streaming : {false, true}) {
+            for (const bool nontemporal : {false, true}) {
               const uint64_t first = 8;
               ASSERT_TRUE(detail::ColumnsFit(gen, first, step, rows));
               const int64_t stride_l = static_cast<int64_t>(rows + 16);  // padded columns
               std::vector<uint8_t> buf((cols * stride_l + 64) * size, kGuard);
               uint8_t* dst = buf.data() + (64 - reinterpret_cast<uintptr_t>(buf.data()) % 64) % 64;
-              gen.columns(stream, first, step, rows, cols, dst, stride_l, streaming);
-              detail::StreamFence();
+              gen.columns(args, first, step, rows, cols, dst, stride_l, nontemporal);
+              detail::NonTemporalFence();
               uint8_t want[8];
               for (size_t l = 0; l < cols; ++l) {
                 for (size_t m = 0; m < rows; ++m) {
@@ -282,15 +301,15 @@ void CheckMoveKernels(const KernelTable& table) {
   for (size_t n = 0; n <= max_n; ++n) {
     for (const size_t shift : {size_t{0}, size_t{1}, size_t{3}}) {
       // copy, regular and streamed: the elements, and not one byte more.
-      for (const bool streaming : {false, true}) {
+      for (const bool nontemporal : {false, true}) {
         std::vector<T> dst(n + shift + 16, static_cast<T>(kGuard * 0x0101010101010101ull));
         const std::vector<T> before = dst;
-        move.copy(src.data() + shift, n, dst.data() + shift, streaming);
-        detail::StreamFence();
+        move.copy(src.data() + shift, n, dst.data() + shift, nontemporal);
+        detail::NonTemporalFence();
         for (size_t i = 0; i < dst.size(); ++i) {
           const T want = i >= shift && i < shift + n ? src[i] : before[i];
           ASSERT_EQ(dst[i], want) << table.name << " copy size " << sizeof(T) << " n " << n
-                                  << " shift " << shift << " streaming " << streaming;
+                                  << " shift " << shift << " nontemporal " << nontemporal;
         }
       }
       // scatter with stride 3 and -2.
@@ -311,12 +330,12 @@ void CheckMoveKernels(const KernelTable& table) {
       for (const int64_t stride_l : {static_cast<int64_t>(rows), static_cast<int64_t>(rows + 5),
                                      static_cast<int64_t>(rows + 16)}) {
         const size_t pitch = cols + 2;
-        for (const bool streaming : {false, true}) {
+        for (const bool nontemporal : {false, true}) {
           std::vector<T> dst(cols * static_cast<size_t>(stride_l) + 64, 0);
           T* out = dst.data() + (64 - reinterpret_cast<uintptr_t>(dst.data()) % 64) % 64 / sizeof(T);
           const size_t at = static_cast<size_t>(out - dst.data());
-          move.write_tile(src.data(), pitch, rows, cols, out, stride_l, streaming);
-          detail::StreamFence();
+          move.write_tile(src.data(), pitch, rows, cols, out, stride_l, nontemporal);
+          detail::NonTemporalFence();
           std::vector<T> want(dst.size(), 0);
           for (size_t l = 0; l < cols; ++l) {
             for (size_t m = 0; m < rows; ++m) want[at + l * stride_l + m] = src[m * pitch + l];

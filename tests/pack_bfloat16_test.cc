@@ -108,7 +108,7 @@ TEST(PackBfloat16, RoundsEveryNormalFloatAndZeroToNearestEven) {
 }
 
 TEST(PackBfloat16, SubnormalsReadAsZeroWhichIsWhyTheKernelAvoidsThem) {
-  // The reason for KindParams::bf16_pack: without it this test's premise
+  // The reason for UniformParams::bf16_pack: without it this test's premise
   // would not hold, and the parameter check would be needless.
   if (!CpuHasAvx512Bf16()) GTEST_SKIP() << "this CPU has no AVX512_BF16";
   uint32_t bad = 0;

@@ -1,0 +1,431 @@
+// The run driver of every generate kind, bits included (the identity
+// converter): elements of any converter C (src/convert/) from the stream,
+// converted in registers right after the Philox rounds. It knows no
+// distribution: it asks C for its element type, words per element
+// (kWords), vectors per call (kGroup) and how it wants its words
+// (ConverterDefaults), and calls it. Included only through
+// foreach_target.h, hence the toggle guard.
+//
+// How words reach a converter: GenerateConverted converts each batch of
+// Philox blocks in registers right after the rounds, once it is transposed
+// to stream order, and stores only the elements; a run's last, partial
+// vector of blocks is converted whole into L1 and its first elements
+// copied, and the few elements before its first block boundary go through a
+// fixed 4 KiB L1 chunk of words (GenerateChunked). Tests feed chosen words
+// through ConvertWords, the same vector code.
+
+#if defined(RANDTENSOR_SRC_RUN_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef RANDTENSOR_SRC_RUN_INL_H_
+#undef RANDTENSOR_SRC_RUN_INL_H_
+#else
+#define RANDTENSOR_SRC_RUN_INL_H_
+#endif
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+#include "hwy/highway.h"
+#include "src/capabilities-inl.h"
+#include "src/convert/bits-inl.h"
+#include "src/convert/common-inl.h"
+#include "src/generate-inl.h"
+#include "src/kernels.h"
+#include "src/move-inl.h"
+#include "src/params.h"
+#include "src/philox-inl.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace randtensor {
+namespace HWY_NAMESPACE {
+namespace convert {
+
+// Words that converting n elements of C reads: kWords n, except that a last
+// odd element of a pair converter (n odd) reads its whole pair where an
+// element has two words (float64 normals: four words), and reads the
+// missing word as zero where it has one (float normals).
+template <class C>
+constexpr uint64_t WordsRead(uint64_t n) {
+  return C::kPairs && C::kWords == 2 ? 2 * C::kWords * ((n + 1) / 2) : C::kWords * n;
+}
+
+// Words [0, WordsRead(n)) -> n elements of C at out: element i reads words
+// [w i, w i + w) (pairs their whole pair's). A partial last group is
+// converted from a zero-padded copy into scratch and copied out, so the same
+// code computes every element. k: what C::WithConstants made.
+template <class C, class K>
+HWY_INLINE void ConvertTyped(const K& k, const uint32_t* words, uint64_t n,
+                             typename C::Type* out) {
+  using T = typename C::Type;
+  constexpr int kW = C::kWords;
+  const DW dw;
+#if HWY_TARGET == HWY_SCALAR
+  // One word per vector: element-wise one-word converters take vectors of
+  // one lane; the others convert an element (a pair) at a time (Scalar).
+  constexpr uint64_t kStep = C::kPairs ? 2 : 1;
+  const auto unit = [&](const uint32_t* from, T* to) {
+    if constexpr (kW == 1 && !C::kPairs) {
+      C::Vectors(k, to, false, hn::Set(dw, from[0]));
+    } else {
+      C::Scalar(k, from, to);
+    }
+  };
+#else
+  constexpr size_t kGroup = C::kGroup;
+  static_assert(kGroup == 1 || kGroup == 2, "groups of one or two vectors");
+  const size_t N = hn::Lanes(dw);
+  const uint64_t kStep = kGroup * N / kW;  // elements
+  const auto unit = [&](const uint32_t* from, T* to) __attribute__((always_inline)) {
+    if constexpr (kGroup == 1) {
+      C::Vectors(k, to, false, hn::LoadU(dw, from));
+    } else {
+      C::Vectors(k, to, false, hn::LoadU(dw, from), hn::LoadU(dw, from + N));
+    }
+  };
+#endif
+  uint64_t i = 0;
+  for (; i + kStep <= n; i += kStep) unit(words + kW * i, out + i);
+  if (i < n) {
+    HWY_ALIGN uint32_t padded[4 * hn::MaxLanes(dw)] = {};
+    HWY_ALIGN T scratch[4 * hn::MaxLanes(dw)];
+    const uint64_t left = n - i;
+    std::memcpy(padded, words + kW * i, WordsRead<C>(left) * 4);
+    unit(padded, scratch);
+    std::memcpy(out + i, scratch, left * sizeof(T));
+  }
+}
+
+// ConvertFn of C: its parameters out of the fill's, then ConvertTyped (or
+// the Variant's, chosen as GenerateConverted chooses it).
+template <class C>
+void ConvertWords(const detail::KindParams& params, const uint32_t* words, uint64_t n, void* dst) {
+  const typename C::Params& p = detail::ParamsOf<typename C::Params>(params);
+  if constexpr (!std::is_void<typename C::Variant>::value) {
+    if (C::UseVariant(p)) return ConvertWords<typename C::Variant>(params, words, n, dst);
+  }
+  C::WithConstants(p, [&](const auto& k) {
+    ConvertTyped<C>(k, words, n, static_cast<typename C::Type*>(dst));
+  });
+}
+
+// Whole Philox blocks [block, block + n) by the reference, one at a time:
+// for the few words where a vector of blocks does not pay or cannot run.
+inline void ReferenceBlocks(const detail::KernelArgs& s, uint64_t block, uint64_t n,
+                            uint32_t* out) {
+  const PhiloxKey key{{s.keys.k0[0], s.keys.k1[0]}};
+  for (uint64_t i = 0; i < n; ++i) {
+    const PhiloxBlock b = philox::Block(s.start.Plus(block + i), key);
+    std::memcpy(out + 4 * i, b.v, sizeof(b.v));
+  }
+}
+
+// The words of whole blocks [block, block + n) to out: the bits kind's
+// run (GenerateConverted<Bits>), compiled in kernels_bits.cc only
+// (RANDTENSOR_BITS_UNIT), so the library holds one copy per target; the
+// other units call it through this declaration.
+void BlockWords(const detail::KernelArgs& s, uint64_t block, uint64_t n, uint32_t* out);
+
+// Elements [first, first + count) of C into dst: chunks of whole Philox
+// blocks' words into a fixed 4 KiB L1 buffer (BlockWords), converted by
+// ConvertTyped. Element i reads words [w i, w i + w); for a pair converter
+// element i belongs to pair i / 2, whose words start at 2 w (i / 2), so
+// chunks start at even elements and a chunk's odd start is converted and
+// skipped. GenerateConverted uses it for the pieces of a run that are not
+// whole vectors of Philox blocks.
+template <class C>
+void GenerateChunked(const detail::KernelArgs& s, const typename C::Params& p, uint64_t first,
+                     uint64_t count, void* dst) {
+  using T = typename C::Type;
+  constexpr int kWords = C::kWords;
+  constexpr bool kPairs = C::kPairs;
+  constexpr uint64_t kChunk = 1024 / kWords;  // elements (even)
+  HWY_ALIGN uint32_t words[kChunk * kWords + 4];  // + the words before the first in its block
+  T scratch[kPairs ? kChunk : 1];
+  T* out = static_cast<T*>(dst);
+  uint64_t start = kPairs ? first & ~uint64_t{1} : first;
+  uint64_t skip = first - start;
+  C::WithConstants(p, [&](const auto& k) {
+    while (count != 0) {
+      const uint64_t want = skip + count;
+      const uint64_t n = want >= kChunk ? kChunk : kPairs ? (want + 1) & ~uint64_t{1} : want;
+      const uint64_t word = kWords * start;
+      BlockWords(s, word / 4, (word % 4 + kWords * n + 3) / 4, words);
+      const uint32_t* from = words + word % 4;
+      const uint64_t take = n - skip < count ? n - skip : count;
+      if (kPairs) {
+        ConvertTyped<C>(k, from, n, scratch);
+        std::memcpy(out, scratch + skip, take * sizeof(T));
+      } else {
+        ConvertTyped<C>(k, from, n, out);
+      }
+      out += take;
+      count -= take;
+      start += n;
+      skip = 0;
+    }
+  });
+}
+
+#if HWY_TARGET != HWY_SCALAR
+// No head makes the output vector-aligned at a Philox block boundary.
+constexpr uint64_t kNoAlignedHead = ~uint64_t{0};
+
+// Bytes of converted elements GenerateConverted realigns in L1 per step,
+// at most (one group of kBatches vectors is at most 3 KiB on AVX-512).
+constexpr size_t kConvertStageBytes = 4096;
+
+// The fewest elements h such that out + h is vector-aligned and first + h is
+// a Philox block boundary (a multiple of kPerBlock): from there whole vectors
+// of blocks convert and store non-temporally straight from registers.
+// Candidates are the elements to the next vector boundary plus whole vectors
+// of elements (E = kVectorBytes / sizeof(T)); their stream residues mod
+// kPerBlock repeat within kPerBlock candidates, so none further can succeed.
+// Solvable exactly when the address in elements and the stream position
+// agree modulo gcd(E, kPerBlock) (= kPerBlock on AVX-512 and AVX2): where
+// stream element 0 would lie, out - first * sizeof(T), is aligned to a
+// block's elements (kPerBlock * sizeof(T) bytes). So a float32, float16 or
+// float64 tensor from element 0 at 16 bytes past a 64-byte boundary (NumPy's
+// large arrays) is solvable; a uint8 one at 1 byte past, a float32 one at 4
+// and a one-word int64 one at 16 are not (they take the stage).
+template <typename T, uint64_t kPerBlock>
+HWY_INLINE uint64_t AlignedHead(uint64_t first, const T* out) {
+  const uint64_t e = kVectorBytes / sizeof(T);
+  uint64_t h = (kVectorBytes - reinterpret_cast<uintptr_t>(out) % kVectorBytes) % kVectorBytes /
+               sizeof(T);  // out is element-aligned (PlanFill checks)
+  for (uint64_t k = 0; k < kPerBlock; ++k, h += e) {
+    if ((first + h) % kPerBlock == 0) return h;
+  }
+  return kNoAlignedHead;
+}
+#endif
+
+// Elements [first, first + count) of C into dst (GenerateFn), converted in
+// registers right after the Philox rounds: each batch's blocks are
+// transposed to stream order (as for bits) and handed to C::Vectors instead
+// of being stored. A Philox block holds whole elements and whole pairs
+// (4 / w elements), so whole vectors of blocks convert on their own; the
+// run's last, partial vector converts whole into the stage, and the
+// elements before its first block boundary go through GenerateChunked.
+// With `nontemporal`, elements are stored non-temporally: straight from
+// registers after a head that makes the output vector-aligned at a block
+// boundary (AlignedHead), else through a small L1 stage that realigns them.
+template <class C>
+void GenerateConverted(const detail::KernelArgs& s, uint64_t first, uint64_t count, void* dst,
+                       bool nontemporal) {
+  const typename C::Params& fill_params = detail::ParamsOf<typename C::Params>(s.params);
+  if constexpr (!std::is_void<typename C::Variant>::value) {
+    // Decided once per call, so that each loop is compiled for one converter.
+    if (C::UseVariant(fill_params)) {
+      return GenerateConverted<typename C::Variant>(s, first, count, dst, nontemporal);
+    }
+  }
+#if HWY_TARGET == HWY_SCALAR
+  (void)nontemporal;
+  GenerateChunked<C>(s, fill_params, first, count, dst);
+#else
+  using T = typename C::Type;
+  constexpr uint64_t kPerBlock = 4 / C::kWords;  // elements
+  constexpr size_t kOut = size_t{1} << kLog2LanesPerChunk;  // transposed vectors per batch
+  static_assert(kOut % C::kGroup == 0, "a batch holds whole converter groups");
+  // A copy the stores cannot alias: through s.params, every float store
+  // made the compiler reload the constants.
+  const typename C::Params params = fill_params;
+  T* out = static_cast<T*>(dst);
+  // Elements before the first Philox block boundary (or, non-temporal,
+  // before the first vector-aligned one); kNoAlignedHead: through the stage.
+  uint64_t head = std::min<uint64_t>(count, (kPerBlock - first % kPerBlock) % kPerBlock);
+  if (nontemporal) {
+    head = AlignedHead<T, kPerBlock>(first, out);
+    if (head != kNoAlignedHead && head > count) head = kNoAlignedHead;
+  }
+  const bool staged = head == kNoAlignedHead;
+  // The unaligned bytes are stored non-temporally too (plain stores that
+  // miss stall non-temporal ones behind them; see move-inl.h): through L1,
+  // then NonTemporalCopyBytes.
+  HWY_ALIGN uint8_t stage[kConvertStageBytes + 2 * kVectorBytes];
+  if (head != 0 && !staged) {
+    if (nontemporal) {
+      // head < kPerBlock vectors of bytes: fits the stage.
+      GenerateChunked<C>(s, params, first, head, stage);
+      NonTemporalCopyBytes(stage, head * sizeof(T), reinterpret_cast<uint8_t*>(out));
+    } else {
+      GenerateChunked<C>(s, params, first, head, out);
+    }
+    first += head, count -= head, out += head;
+  }
+  const size_t nb = BlocksPerVector();
+  const uint64_t per_vector = nb * kPerBlock;  // elements per state vector
+  // With `staged`, the elements to the first block boundary go through the
+  // stage below, and the vectors start after them.
+  const uint64_t lead =
+      staged ? std::min<uint64_t>(count, (kPerBlock - first % kPerBlock) % kPerBlock) : 0;
+  uint64_t vectors = (count - lead) / per_vector;
+  uint64_t block = (first + lead) / kPerBlock;  // the next vector's first block
+  // Made once per call (C::WithConstants), not once per group of batches,
+  // where they would add their operations to every group.
+  C::WithConstants(params, [&](const auto& k) __attribute__((always_inline)) {
+    // Vectors [0, n) of the run converted to `to`; `nt`: non-temporal
+    // stores straight from registers (`to` aligned to the vector size).
+    // Rounds (UniformRun, LastRound): 0 and 1 from uniform counter words,
+    // computed once per run, 9 fused with the transpose that hands the words
+    // in stream order to C::Vectors (C::kFromBlocks: round 9 plain, the
+    // state's order to C::Blocks). Groups of kBatches vectors and single
+    // ones for the rest: two instantiations per kind and target, not one per
+    // group size (the conversions make the kernel units the build's longest
+    // compiles).
+    const auto convert_run = [&](uint64_t n, T* to, bool nt) __attribute__((always_inline)) {
+      while (n != 0) {
+        const Counter128 c = s.start.Plus(block);
+        uint64_t m = std::min<uint64_t>(n, BlocksBeforeCarry(c) / nb);  // whole vectors
+        if (m == 0) {
+          // The one vector whose counter word 0 carries (once per 2^32
+          // blocks): its blocks by the reference, converted as a vector.
+          HWY_ALIGN uint32_t words[4 * hn::MaxLanes(DState())];
+          ReferenceBlocks(s, block, nb, words);
+          ConvertTyped<C>(k, words, per_vector, to);
+          m = 1;
+        } else {
+          UniformRun run(c, s.keys);
+          VU64 even, odd;  // the run's products (UniformRun::Load)
+          run.Load(&even, &odd);
+          // Batch x's words in block order (LastRound with InPlace) to dst.
+          const auto convert = [&](Batch x, T * dst) __attribute__((always_inline)) {
+            if constexpr (kOut == 4) {
+              C::Vectors(k, dst, nt, WordOf(x, 0), WordOf(x, 1), WordOf(x, 2), WordOf(x, 3));
+            } else {
+              C::Vectors(k, dst, nt, WordOf(x, 0), WordOf(x, 1));
+            }
+          };
+          const auto batches = [&](auto group, uint64_t done) __attribute__((always_inline)) {
+            WithBatches<decltype(group)::value>([&](auto... x) __attribute__((always_inline)) {
+              run.Next<philox::kRounds - 1>(s.keys, &even, &odd, x...);
+              if constexpr (C::kFromBlocks) {
+                Round(s.keys.k0[philox::kRounds - 1], s.keys.k1[philox::kRounds - 1], x...);
+                ForEachBatch(
+                    [&](Batch y, size_t b) __attribute__((always_inline)) {
+                      C::Blocks(k, y.x0, y.x1, y.x2, y.x3, to + (done + b) * per_vector, nt);
+                    },
+                    x...);
+              } else if constexpr (C::kAfterGroup) {
+                LastRound(s.keys, InPlace(), x...);
+                ForEachBatch(
+                    [&](Batch y, size_t b) __attribute__((always_inline)) {
+                      convert(y, to + (done + b) * per_vector);
+                    },
+                    x...);
+              } else {
+                LastRound(
+                    s.keys,
+                    [&](Batch y, size_t b, size_t i, VW t) __attribute__((always_inline)) {
+                      InPlace()(y, b, i, t);
+                      if (i + 1 == kOut) convert(y, to + (done + b) * per_vector);
+                    },
+                    x...);
+              }
+            });
+          };
+          uint64_t done = 0;
+          for (; done + kBatches <= m; done += kBatches) {
+            batches(std::integral_constant<size_t, kBatches>(), done);
+          }
+          for (; done < m; ++done) batches(std::integral_constant<size_t, 1>(), done);
+        }
+        block += m * nb;
+        to += m * per_vector;
+        n -= m;
+      }
+    };
+    if (!staged) {
+      // Every non-temporal store is a whole vector (or a half or quarter of
+      // one) at a multiple of its own size from the aligned `out`.
+      convert_run(vectors, out, nontemporal);
+      out += vectors * per_vector;
+      count -= vectors * per_vector;
+      if (count != 0) {
+        // The last, partial vector of blocks: converted whole into the
+        // stage, its first elements copied (plainly, as the head). Any fill
+        // smaller than a vector of blocks (64 elements on AVX-512) comes
+        // here: one fused vector costs it less than the words through L1 and
+        // a second pass (GenerateChunked).
+        convert_run(1, reinterpret_cast<T*>(stage), false);
+        std::memcpy(out, stage, count * sizeof(T));
+      }
+      return;
+    }
+    // The stream position and the address disagree (AlignedHead): elements
+    // are converted into the stage behind the bytes still owed from the last
+    // step, then stored non-temporally from it in whole vectors to aligned
+    // addresses; the leftover (less than a vector) waits for the next step,
+    // so no line is split between steps. A step is one group of kBatches
+    // vectors, as many stores as the aligned path issues at once, so the
+    // stores overlap the next rounds as they do there; a larger step keeps
+    // finished lines in L1 while the rounds run instead of storing them, and
+    // copying a whole stage out afterwards would read every byte twice and
+    // store the partial words of 1- and 2-byte types plainly in mid-run.
+    // Bytes of partial 4-byte words at the run's two ends are stored plainly
+    // by NonTemporalCopyBytes (neighbours share those words).
+    const hn::ScalableTag<uint8_t> d8;
+    const size_t V = hn::Lanes(d8);  // divides kVectorBytes
+    uint8_t* to = reinterpret_cast<uint8_t*>(out);
+    size_t owed = 0;  // bytes at stage[0, owed): not yet stored, due at `to`
+    const auto flush = [&](bool last) {
+      size_t done = (kVectorBytes - reinterpret_cast<uintptr_t>(to) % kVectorBytes) % kVectorBytes;
+      if (done > owed) {
+        if (!last) return;  // not yet up to the first aligned address
+        done = owed;
+      }
+      NonTemporalCopyBytes(stage, done, to);  // up to the first aligned address
+      for (; done + V <= owed; done += V) hn::Stream(hn::LoadU(d8, stage + done), d8, to + done);
+      if (last) {
+        NonTemporalCopyBytes(stage + done, owed - done, to + done);
+        done = owed;
+      }
+      std::memmove(stage, stage + done, owed - done);  // < kVectorBytes
+      to += done;
+      owed -= done;
+    };
+    if (lead != 0) {
+      GenerateChunked<C>(s, params, first, lead, stage);
+      owed = lead * sizeof(T);
+    }
+    first += lead + vectors * per_vector;
+    count -= lead + vectors * per_vector;
+    const uint64_t step = std::max<uint64_t>(
+        1, std::min<uint64_t>(kBatches, kConvertStageBytes / (per_vector * sizeof(T))));
+    while (vectors != 0) {
+      const uint64_t n = std::min(vectors, step);
+      convert_run(n, reinterpret_cast<T*>(stage + owed), false);  // owed: whole elements
+      owed += n * per_vector * sizeof(T);
+      flush(false);
+      vectors -= n;
+    }
+    // The run's last elements (fewer than a vector of blocks' worth): one
+    // vector converted whole behind them (the stage has room: owed is less
+    // than a vector), only they counted.
+    if (count != 0) {
+      convert_run(1, reinterpret_cast<T*>(stage + owed), false);
+      owed += count * sizeof(T);
+    }
+    flush(true);
+  });
+#endif
+}
+
+#ifdef RANDTENSOR_BITS_UNIT
+void BlockWords(const detail::KernelArgs& s, uint64_t block, uint64_t n, uint32_t* out) {
+#if HWY_TARGET == HWY_SCALAR
+  ReferenceBlocks(s, block, n, out);
+#else
+  GenerateConverted<Bits>(s, 4 * block, 4 * n, out, false);
+#endif
+}
+#endif
+
+}  // namespace convert
+}  // namespace HWY_NAMESPACE
+}  // namespace randtensor
+HWY_AFTER_NAMESPACE();
+
+#endif  // RANDTENSOR_SRC_RUN_INL_H_ toggle guard

@@ -101,7 +101,17 @@ FillOptions ToFillOptions(const randtensor_fill_options* options) {
       out.distribution.mean = d.mean;
       out.distribution.std = d.std;
       break;
-    case DistributionKind::kBernoulli: out.distribution.p = d.p; break;
+    case DistributionKind::kBernoulli:
+    case DistributionKind::kGeometric: out.distribution.p = d.p; break;
+    case DistributionKind::kExponential: out.distribution.lambda = d.lambda; break;
+    case DistributionKind::kCauchy:
+      out.distribution.median = d.median;
+      out.distribution.sigma = d.sigma;
+      break;
+    case DistributionKind::kLogNormal:
+      out.distribution.mean = d.mean;
+      out.distribution.std = d.std;
+      break;
     default: break;
   }
   out.distribution.int_low = d.int_low;

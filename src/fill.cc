@@ -47,6 +47,10 @@ const char* DistributionName(DistributionKind kind) {
     case DistributionKind::kNormal: return "normal";
     case DistributionKind::kBernoulli: return "bernoulli";
     case DistributionKind::kIntegers: return "integers";
+    case DistributionKind::kExponential: return "exponential";
+    case DistributionKind::kCauchy: return "cauchy";
+    case DistributionKind::kLogNormal: return "log_normal";
+    case DistributionKind::kGeometric: return "geometric";
   }
   return nullptr;
 }
@@ -248,6 +252,122 @@ Status ResolveNormal(DataType type, const Distribution& d, detail::GenerateKind*
   return Status();
 }
 
+// exponential, cauchy, log_normal, geometric (docs/SPEC.md section 8.1):
+// PyTorch casts each parameter to the accumulation type, float for every
+// output type but float64.
+double InAccumulationType(DataType type, double x) {
+  return type == DataType::kFloat64 ? x : static_cast<double>(static_cast<float>(x));
+}
+
+// The floating output types' kinds of a transform, in the list's order
+// float32, float16, bfloat16, float64.
+Status FloatKind(DataType type, DistributionKind dist, const detail::GenerateKind (&kinds)[4],
+                 detail::GenerateKind* kind) {
+  switch (type) {
+    case DataType::kFloat32: *kind = kinds[0]; return Status();
+    case DataType::kFloat16: *kind = kinds[1]; return Status();
+    case DataType::kBfloat16: *kind = kinds[2]; return Status();
+    case DataType::kFloat64: *kind = kinds[3]; return Status();
+    default: return CannotHold(type, dist, " (a floating-point type is needed)");
+  }
+}
+
+Status ResolveExponential(DataType type, const Distribution& d, detail::GenerateKind* kind,
+                          detail::ExponentialParams* p) {
+  using K = detail::GenerateKind;
+  const double lambda = InAccumulationType(type, d.lambda);
+  if (!(d.lambda > 0) || lambda == 0) {
+    return Status::Error(StatusCode::kInvalidArgument,
+                         "distribution.lambda = %g: exponential needs lambda > 0%s", d.lambda,
+                         d.lambda > 0 ? " (it rounds to 0 in float32)" : "");
+  }
+  p->lambda = lambda;  // +inf allowed: every value +0
+  return FloatKind(type, d.kind,
+                   {K::kExponentialFloat32, K::kExponentialFloat16, K::kExponentialBfloat16,
+                    K::kExponentialFloat64},
+                   kind);
+}
+
+Status ResolveCauchy(DataType type, const Distribution& d, detail::GenerateKind* kind,
+                     detail::CauchyParams* p) {
+  using K = detail::GenerateKind;
+  if (std::isnan(d.median)) {
+    return Status::Error(StatusCode::kInvalidArgument, "distribution.median = %g is not a number",
+                         d.median);
+  }
+  p->median = InAccumulationType(type, d.median);
+  p->sigma = InAccumulationType(type, d.sigma);
+  if (!(d.sigma > 0) || p->sigma == 0) {
+    return Status::Error(StatusCode::kInvalidArgument,
+                         "distribution.sigma = %g: cauchy needs sigma > 0%s", d.sigma,
+                         d.sigma > 0 ? " (it rounds to 0 in float32)" : "");
+  }
+  return FloatKind(type, d.kind,
+                   {K::kCauchyFloat32, K::kCauchyFloat16, K::kCauchyBfloat16, K::kCauchyFloat64},
+                   kind);
+}
+
+// exp of normal(mean, std): the normal's parameters and checks (and std > 0,
+// PyTorch's), its kind's counterpart.
+Status ResolveLogNormal(DataType type, const Distribution& d, detail::GenerateKind* kind,
+                        detail::NormalParams* p) {
+  using K = detail::GenerateKind;
+  if (!(d.std > 0)) {
+    return Status::Error(StatusCode::kInvalidArgument,
+                         "distribution.std = %g: log_normal needs std > 0", d.std);
+  }
+  detail::GenerateKind normal;
+  const Status status = ResolveNormal(type, d, &normal, p);
+  if (!status.ok()) return status;
+  return FloatKind(type, d.kind,
+                   {K::kLogNormalFloat32, K::kLogNormalFloat16, K::kLogNormalBfloat16,
+                    K::kLogNormalFloat64},
+                   kind);
+}
+
+Status ResolveGeometric(DataType type, const Distribution& d, detail::GenerateKind* kind,
+                        detail::GeometricParams* p) {
+  using K = detail::GenerateKind;
+  if (!(d.p > 0 && d.p < 1)) {
+    return Status::Error(StatusCode::kInvalidArgument,
+                         "distribution.p = %g: geometric needs 0 < p < 1", d.p);
+  }
+  // q = 1 - p in the accumulation type (float for the integer types too).
+  const DataType acc = type == DataType::kFloat64 ? type : DataType::kFloat32;
+  // q = 0 (p rounds to 1) is allowed: log q = -inf, every value a zero.
+  p->q = InAccumulationType(acc, 1 - InAccumulationType(acc, d.p));
+  if (p->q == 1) {
+    return Status::Error(StatusCode::kInvalidArgument,
+                         "distribution.p = %g: 1 - p rounds to 1 in %s (log(1 - p) = 0)", d.p,
+                         TypeName(acc));
+  }
+  double top = 0;
+  switch (type) {
+    case DataType::kUint8: *kind = K::kGeometricUint8, top = 255; break;
+    case DataType::kInt32: *kind = K::kGeometricInt32, top = 2147483647.0; break;
+    case DataType::kInt64: *kind = K::kGeometricInt64, top = 9223372036854775807.0; break;
+    default:
+      return FloatKind(type, d.kind,
+                       {K::kGeometricFloat32, K::kGeometricFloat16, K::kGeometricBfloat16,
+                        K::kGeometricFloat64},
+                       kind);
+  }
+  // Every value must fit: the largest is that of u = u32(0) = 2^-33,
+  // ceil(33 log 2 / -log q) rounded to float; the margin covers the
+  // kernels' rounding (SPEC.md 8.1: within 2^-50 of the ratio) and this
+  // log's.
+  const double largest =
+      p->q == 0 ? 0
+                : static_cast<float>(std::ceil(33 * std::log(2.0) / -std::log(p->q) *
+                                               (1 + 0x1p-40)));
+  if (!(largest <= top)) {
+    return Status::Error(StatusCode::kInvalidArgument,
+                         "distribution.p = %g: geometric values reach %.0f, more than %s holds",
+                         d.p, largest, TypeName(type));
+  }
+  return Status();
+}
+
 // integers(low, high): one word per element while high - low < 2^28, the
 // path public PyTorch takes for every type (SPEC.md section 8 said 2^32;
 // the GPU follows PyTorch: tests/reference/README.md).
@@ -315,6 +435,14 @@ Status Resolve(DataType type, const Distribution& d, GenerateKind* kind, KindPar
       return ResolveIntegers(type, d, kind, &p->emplace<IntegersParams>());
     case DistributionKind::kNormal:
       return ResolveNormal(type, d, kind, &p->emplace<NormalParams>());
+    case DistributionKind::kExponential:
+      return ResolveExponential(type, d, kind, &p->emplace<ExponentialParams>());
+    case DistributionKind::kCauchy:
+      return ResolveCauchy(type, d, kind, &p->emplace<CauchyParams>());
+    case DistributionKind::kLogNormal:
+      return ResolveLogNormal(type, d, kind, &p->emplace<NormalParams>());
+    case DistributionKind::kGeometric:
+      return ResolveGeometric(type, d, kind, &p->emplace<GeometricParams>());
   }
   return Status::Error(StatusCode::kInvalidArgument, "distribution.kind = %d is not a distribution",
                        static_cast<int>(d.kind));
@@ -325,7 +453,8 @@ bool SameRequest(const Distribution& a, const Distribution& b) {
   const auto same = [](double x, double y) { return std::memcmp(&x, &y, sizeof(x)) == 0; };
   return a.kind == b.kind && same(a.low, b.low) && same(a.high, b.high) &&
          same(a.mean, b.mean) && same(a.std, b.std) && same(a.p, b.p) &&
-         a.int_low == b.int_low && a.int_high == b.int_high;
+         a.int_low == b.int_low && a.int_high == b.int_high && same(a.lambda, b.lambda) &&
+         same(a.median, b.median) && same(a.sigma, b.sigma);
 }
 
 }  // namespace

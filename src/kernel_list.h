@@ -21,29 +21,48 @@
 
 #include <cstdint>
 
-#define RANDTENSOR_GENERATE_KERNELS(X)                                  \
-  X(kBitsUint32, uint32_t, 1, Bits, Bits)                               \
-  X(kUniformFloat32, float, 1, Uniform, UniformFloat32)                 \
-  X(kUniformFloat16, uint16_t, 1, Uniform, UniformFloat16)              \
-  X(kUniformBfloat16, uint16_t, 1, Uniform, UniformBfloat16)            \
-  X(kNormalFloat32, float, 1, Normal32, NormalFloat32)                  \
-  X(kNormalFloat16, uint16_t, 1, Normal16, NormalFloat16)               \
-  X(kNormalBfloat16, uint16_t, 1, Normal16, NormalBfloat16)             \
-  X(kBernoulliUint8, uint8_t, 1, Bernoulli, BernoulliUint8)             \
-  X(kBernoulliInt32, int32_t, 1, Bernoulli, BernoulliInt32)             \
-  X(kBernoulliFloat32, float, 1, Bernoulli, BernoulliFloat32)           \
-  X(kBernoulliFloat16, uint16_t, 1, Bernoulli, BernoulliFloat16)        \
-  X(kBernoulliBfloat16, uint16_t, 1, Bernoulli, BernoulliBfloat16)      \
-  X(kIntegersInt32, int32_t, 1, Integers, IntegersInt32)                \
-  X(kIntegersInt64, int64_t, 1, Integers, IntegersInt64)                \
-  X(kIntegersFloat32, float, 1, Integers, IntegersFloat32)              \
-  X(kIntegersFloat64, double, 1, Integers, IntegersFloat64)             \
-  X(kUniformFloat64, double, 2, Uniform, UniformFloat64)                \
-  X(kBernoulliFloat64, double, 2, Bernoulli, BernoulliFloat64)          \
-  X(kIntegersWideInt32, int32_t, 2, IntegersWide, IntegersWideInt32)    \
-  X(kIntegersWideInt64, int64_t, 2, IntegersWide, IntegersWideInt64)    \
-  X(kIntegersWideFloat64, double, 2, IntegersWide, IntegersWideFloat64) \
-  X(kNormalFloat64, double, 2, Normal64, NormalFloat64)
+#define RANDTENSOR_GENERATE_KERNELS(X)                                   \
+  X(kBitsUint32, uint32_t, 1, Bits, Bits)                                \
+  X(kUniformFloat32, float, 1, Uniform, UniformFloat32)                  \
+  X(kUniformFloat16, uint16_t, 1, Uniform, UniformFloat16)               \
+  X(kUniformBfloat16, uint16_t, 1, Uniform, UniformBfloat16)             \
+  X(kNormalFloat32, float, 1, Normal32, NormalFloat32)                   \
+  X(kNormalFloat16, uint16_t, 1, Normal16, NormalFloat16)                \
+  X(kNormalBfloat16, uint16_t, 1, Normal16, NormalBfloat16)              \
+  X(kBernoulliUint8, uint8_t, 1, Bernoulli, BernoulliUint8)              \
+  X(kBernoulliInt32, int32_t, 1, Bernoulli, BernoulliInt32)              \
+  X(kBernoulliFloat32, float, 1, Bernoulli, BernoulliFloat32)            \
+  X(kBernoulliFloat16, uint16_t, 1, Bernoulli, BernoulliFloat16)         \
+  X(kBernoulliBfloat16, uint16_t, 1, Bernoulli, BernoulliBfloat16)       \
+  X(kIntegersInt32, int32_t, 1, Integers, IntegersInt32)                 \
+  X(kIntegersInt64, int64_t, 1, Integers, IntegersInt64)                 \
+  X(kIntegersFloat32, float, 1, Integers, IntegersFloat32)               \
+  X(kIntegersFloat64, double, 1, Integers, IntegersFloat64)              \
+  X(kUniformFloat64, double, 2, Uniform, UniformFloat64)                 \
+  X(kBernoulliFloat64, double, 2, Bernoulli, BernoulliFloat64)           \
+  X(kIntegersWideInt32, int32_t, 2, IntegersWide, IntegersWideInt32)     \
+  X(kIntegersWideInt64, int64_t, 2, IntegersWide, IntegersWideInt64)     \
+  X(kIntegersWideFloat64, double, 2, IntegersWide, IntegersWideFloat64)  \
+  X(kNormalFloat64, double, 2, Normal64, NormalFloat64)                  \
+  X(kExponentialFloat32, float, 1, Exponential, ExponentialFloat32)      \
+  X(kExponentialFloat16, uint16_t, 1, Exponential, ExponentialFloat16)   \
+  X(kExponentialBfloat16, uint16_t, 1, Exponential, ExponentialBfloat16) \
+  X(kExponentialFloat64, double, 2, Exponential, ExponentialFloat64)     \
+  X(kCauchyFloat32, float, 1, Cauchy, CauchyFloat32)                     \
+  X(kCauchyFloat16, uint16_t, 1, Cauchy, CauchyFloat16)                  \
+  X(kCauchyBfloat16, uint16_t, 1, Cauchy, CauchyBfloat16)                \
+  X(kCauchyFloat64, double, 2, Cauchy, CauchyFloat64)                    \
+  X(kLogNormalFloat32, float, 1, LogNormal, LogNormalFloat32)            \
+  X(kLogNormalFloat16, uint16_t, 1, LogNormal, LogNormalFloat16)         \
+  X(kLogNormalBfloat16, uint16_t, 1, LogNormal, LogNormalBfloat16)       \
+  X(kLogNormalFloat64, double, 2, LogNormal, LogNormalFloat64)           \
+  X(kGeometricFloat32, float, 1, Geometric, GeometricFloat32)            \
+  X(kGeometricFloat16, uint16_t, 1, Geometric, GeometricFloat16)         \
+  X(kGeometricBfloat16, uint16_t, 1, Geometric, GeometricBfloat16)       \
+  X(kGeometricUint8, uint8_t, 1, Geometric, GeometricUint8)              \
+  X(kGeometricInt32, int32_t, 1, Geometric, GeometricInt32)              \
+  X(kGeometricInt64, int64_t, 1, Geometric, GeometricInt64)              \
+  X(kGeometricFloat64, double, 2, Geometric, GeometricFloat64)
 
 #define RANDTENSOR_MOVE_SIZES(X) \
   X(1, uint8_t)                  \
@@ -88,7 +107,11 @@ RANDTENSOR_GENERATE_KERNELS(RANDTENSOR_KIND_TRAITS)
   X(Normal64)                      \
   X(Bernoulli)                     \
   X(Integers)                      \
-  X(IntegersWide)
+  X(IntegersWide)                  \
+  X(Exponential)                   \
+  X(Cauchy)                        \
+  X(LogNormal)                     \
+  X(Geometric)
 
 enum class KernelUnit : int {
 #define RANDTENSOR_UNIT_ENUM(unit) k##unit,

@@ -319,6 +319,25 @@ HWY_INLINE V ExpD(DD dd, V x) {
   return hn::Mul(hn::Mul(y, Pow2D(dd, k1)), Pow2D(dd, hn::Sub(k, k1)));
 }
 
+// f(dd, x) of every lane of the float vector v, computed in double lanes and
+// rounded once to float (DemoteTo: the current rounding mode, nearest-even,
+// on every target; subnormals and overflow to infinity as IEEE): the float
+// outputs of the transforms above. f takes a tag of doubles and a vector of
+// it; v's halves (its one lane on SCALAR) go through f one at a time.
+template <class DF, class F>
+HWY_INLINE hn::Vec<DF> InDoubleLanes(DF df, hn::Vec<DF> v, const F& f) {
+#if HWY_TARGET == HWY_SCALAR
+  const hn::Rebind<double, DF> dd;
+  return hn::DemoteTo(df, f(dd, hn::PromoteTo(dd, v)));
+#else
+  const hn::Half<DF> dh;
+  const hn::Rebind<double, decltype(dh)> dd;
+  const auto lo = hn::DemoteTo(dh, f(dd, hn::PromoteTo(dd, hn::LowerHalf(dh, v))));
+  const auto hi = hn::DemoteTo(dh, f(dd, hn::PromoteTo(dd, hn::UpperHalf(dh, v))));
+  return hn::Combine(df, hi, lo);
+#endif
+}
+
 // ------------------------------------------------------- float normals
 // Box-Muller for float32 (and float16/bfloat16) normals in float lanes, one
 // pair per lane: both outputs come from one log, one sqrt and one reduction.

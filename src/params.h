@@ -60,10 +60,30 @@ struct IntegersParams {
   uint64_t range64 = 1;
 };
 
+// exponential(lambda) (src/convert/exponential-inl.h): lambda rounded to the
+// accumulation type (float for float32/16/bf16, double for float64).
+struct ExponentialParams {
+  double lambda = 1;
+};
+
+// cauchy(median, sigma) (src/convert/cauchy-inl.h): both rounded to the
+// accumulation type.
+struct CauchyParams {
+  double median = 0, sigma = 1;
+};
+
+// geometric(p) (src/convert/geometric-inl.h): q = 1 - p in the accumulation
+// type (float for every output type but float64), p rounded to it first.
+// log_normal(mean, std) reads NormalParams.
+struct GeometricParams {
+  double q = 0.5;
+};
+
 // The parameters of one fill: those of its kind's converter (bits has none:
 // std::monostate). A new distribution adds its struct here.
 using KindParams =
-    std::variant<std::monostate, UniformParams, NormalParams, BernoulliParams, IntegersParams>;
+    std::variant<std::monostate, UniformParams, NormalParams, BernoulliParams, IntegersParams,
+                 ExponentialParams, CauchyParams, GeometricParams>;
 
 // Converter parameters of type P out of a fill's; the defaults where the
 // caller handed another kind's (which the plan never does), so a kernel

@@ -109,7 +109,8 @@ void ExpectedElement(const KernelTable& table, GenerateKind kind, uint64_t i, ui
     return;
   }
   if (kind == GenerateKind::kNormalFloat32 || kind == GenerateKind::kNormalFloat16 ||
-      kind == GenerateKind::kNormalBfloat16) {
+      kind == GenerateKind::kNormalBfloat16 || kind == GenerateKind::kLogNormalFloat32 ||
+      kind == GenerateKind::kLogNormalFloat16 || kind == GenerateKind::kLogNormalBfloat16) {
     const uint32_t pair[2] = {rt_oracle_element(kState, i & ~uint64_t{1}),
                               rt_oracle_element(kState, i | 1)};
     uint8_t both[16];
@@ -118,7 +119,8 @@ void ExpectedElement(const KernelTable& table, GenerateKind kind, uint64_t i, ui
     std::memcpy(out, both + (i & 1) * size, size);
     return;
   }
-  if (kind == GenerateKind::kNormalFloat64) {  // pair i / 2: words 4 (i / 2) .. + 3
+  if (kind == GenerateKind::kNormalFloat64 ||
+      kind == GenerateKind::kLogNormalFloat64) {  // pair i / 2: words 4 (i / 2) .. + 3
     uint32_t quad[4];
     for (uint64_t j = 0; j < 4; ++j) quad[j] = rt_oracle_element(kState, 4 * (i / 2) + j);
     double both[2];

@@ -20,6 +20,15 @@
 //   integers(low, high)     int32, uint32, int64, float64 (and float32 below
 //                           2^24): one word per element when high - low <
 //                           2^28, two words otherwise (PyTorch's rule)
+// and PyTorch's other transforms of a uniform or a normal (docs/SPEC.md
+// section 8.1: its CUDA formulas; randtensor's own log/tan/exp, within the
+// bounds stated there):
+//   exponential(lambda)     float32, float16, bfloat16; float64 (two words)
+//   cauchy(median, sigma)   float32, float16, bfloat16; float64 (two words)
+//   log_normal(mean, std)   exp of normal(mean, std): the normal's types and
+//                           words
+//   geometric(p)            float32, float16, bfloat16, uint8, int32, int64;
+//                           float64 (two words)
 #ifndef RANDTENSOR_DISTRIBUTION_H_
 #define RANDTENSOR_DISTRIBUTION_H_
 
@@ -33,14 +42,20 @@ enum class DistributionKind : int32_t {
   kNormal = 2,     // mean, std
   kBernoulli = 3,  // 1 with probability p, else 0
   kIntegers = 4,   // [int_low, int_high)
+  kExponential = 5,  // rate lambda
+  kCauchy = 6,       // median, sigma
+  kLogNormal = 7,    // exp of normal(mean, std)
+  kGeometric = 8,    // trials to the first success, probability p each
 };
 
 struct Distribution {
   DistributionKind kind = DistributionKind::kBits;
   double low = 0, high = 1;           // uniform
   double mean = 0, std = 1;           // normal
-  double p = 0.5;                     // bernoulli
+  double p = 0.5;                     // bernoulli, geometric
   int64_t int_low = 0, int_high = 1;  // integers
+  double lambda = 1;                  // exponential
+  double median = 0, sigma = 1;       // cauchy (log_normal: mean, std)
 
   static Distribution Bits() { return Distribution(); }
   static Distribution Uniform(double low, double high) {
@@ -68,6 +83,29 @@ struct Distribution {
     d.kind = DistributionKind::kIntegers;
     d.int_low = low;
     d.int_high = high;
+    return d;
+  }
+  static Distribution Exponential(double lambda) {
+    Distribution d;
+    d.kind = DistributionKind::kExponential;
+    d.lambda = lambda;
+    return d;
+  }
+  static Distribution Cauchy(double median, double sigma) {
+    Distribution d;
+    d.kind = DistributionKind::kCauchy;
+    d.median = median;
+    d.sigma = sigma;
+    return d;
+  }
+  static Distribution LogNormal(double mean, double std) {
+    Distribution d = Normal(mean, std);
+    d.kind = DistributionKind::kLogNormal;
+    return d;
+  }
+  static Distribution Geometric(double p) {
+    Distribution d = Bernoulli(p);
+    d.kind = DistributionKind::kGeometric;
     return d;
   }
 };

@@ -63,7 +63,11 @@ typedef enum randtensor_distribution_kind {
   RANDTENSOR_UNIFORM = 1,
   RANDTENSOR_NORMAL = 2,
   RANDTENSOR_BERNOULLI = 3,
-  RANDTENSOR_INTEGERS = 4
+  RANDTENSOR_INTEGERS = 4,
+  RANDTENSOR_EXPONENTIAL = 5,
+  RANDTENSOR_CAUCHY = 6,
+  RANDTENSOR_LOG_NORMAL = 7,
+  RANDTENSOR_GEOMETRIC = 8
 } randtensor_distribution_kind;
 
 #if defined(__GNUC__) || defined(__clang__)
@@ -73,8 +77,9 @@ typedef enum randtensor_distribution_kind {
 #endif
 
 /* The parameters by name, as randtensor::Distribution's: uniform [low,
- * high), normal (mean, std), bernoulli p, integers [int_low, int_high). All
- * zero: bits. The names in one union share its storage: set those of the
+ * high), normal (mean, std), bernoulli p, integers [int_low, int_high),
+ * exponential lambda, cauchy (median, sigma), log_normal (mean, std),
+ * geometric p. All zero: bits. The names in one union share its storage: set those of the
  * kind. a and b are their former names (a = low, mean or p; b = high or
  * std), kept for source compatibility and deprecated; the layout is the
  * one they had, so a positional initializer {kind, a, b, int_low, int_high}
@@ -85,11 +90,14 @@ typedef struct randtensor_distribution {
     double low;
     double mean;
     double p;
+    double lambda;
+    double median;
     double a RANDTENSOR_DEPRECATED("use low, mean or p");
   };
   union {
     double high;
     double std;
+    double sigma;
     double b RANDTENSOR_DEPRECATED("use high or std");
   };
   int64_t int_low, int_high;

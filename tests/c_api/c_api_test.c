@@ -511,6 +511,9 @@ static void test_distribution_parameter_names(void) {
   CHECK(offsetof(randtensor_distribution, high) == offsetof(former_distribution, b));
   CHECK(offsetof(randtensor_distribution, std) == offsetof(former_distribution, b));
   CHECK(offsetof(randtensor_distribution, int_low) == offsetof(former_distribution, int_low));
+  CHECK(offsetof(randtensor_distribution, lambda) == offsetof(former_distribution, a));
+  CHECK(offsetof(randtensor_distribution, median) == offsetof(former_distribution, a));
+  CHECK(offsetof(randtensor_distribution, sigma) == offsetof(former_distribution, b));
 
   memset(&d, 0, sizeof(d));
   d.kind = RANDTENSOR_NORMAL;
@@ -554,6 +557,42 @@ static void test_distribution_parameter_names(void) {
     CHECK(inside);
     CHECK(fill_distribution(&positional, former) == RANDTENSOR_OK);
     CHECK(memcmp(named, former, sizeof(named)) == 0);
+  }
+  {
+    /* docs/SPEC.md section 8.1 by name: geometric(p = 1/4) of seed 5, the
+     * reference model's first values (tests/reference/distributions.py);
+     * exponential(lambda = 4) and cauchy(median 100, sigma 1e-3) in range;
+     * lambda = 0 refused by name. */
+    static const float kGeometric[4] = {1.0f, 10.0f, 1.0f, 1.0f};
+    memset(&d, 0, sizeof(d));
+    d.kind = RANDTENSOR_GEOMETRIC;
+    d.p = 0.25;
+    CHECK(fill_distribution(&d, named) == RANDTENSOR_OK);
+    CHECK(memcmp(named, kGeometric, sizeof(kGeometric)) == 0);
+    d.kind = RANDTENSOR_EXPONENTIAL;
+    d.lambda = 4.0;
+    CHECK(fill_distribution(&d, named) == RANDTENSOR_OK);
+    inside = 1;
+    for (i = 0; i < 64; ++i) inside &= named[i] > 0.0f && named[i] < 6.0f;  /* -log(2^-33) / 4 */
+    CHECK(inside);
+    d.kind = RANDTENSOR_CAUCHY;
+    d.median = 100.0;
+    d.sigma = 1e-3;
+    CHECK(fill_distribution(&d, named) == RANDTENSOR_OK);
+    inside = 1;
+    for (i = 0; i < 64; ++i) inside &= named[i] > 99.9f && named[i] < 100.1f;  /* these: |tan| < 63 */
+    CHECK(inside);
+    d.kind = RANDTENSOR_LOG_NORMAL;
+    d.mean = 0.0;
+    d.std = 1e-3;
+    CHECK(fill_distribution(&d, named) == RANDTENSOR_OK);
+    inside = 1;
+    for (i = 0; i < 64; ++i) inside &= named[i] > 0.99f && named[i] < 1.01f;
+    CHECK(inside);
+    d.kind = RANDTENSOR_EXPONENTIAL;
+    d.lambda = 0.0;
+    CHECK(fill_distribution(&d, named) == RANDTENSOR_INVALID_ARGUMENT);
+    CHECK(contains(randtensor_last_error(), "distribution.lambda = 0"));
   }
 }
 

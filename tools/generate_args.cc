@@ -66,7 +66,8 @@ OutputFormat ParseFormat(const std::string& text, const std::optional<std::strin
 // --dist, --dtype and the distribution's parameters. Each parameter belongs
 // to one distribution; giving it to another is a usage error (a likely typo).
 // --dtype defaults as PyTorch's do: uint32 for bits, float32 for uniform,
-// normal and bernoulli, int64 for integers.
+// normal, bernoulli, exponential, cauchy and log_normal, int64 for integers
+// (and for geometric, as NumPy's geometric).
 // The value of --name, or `fallback` where it was not given.
 double DoubleOr(const Options& options, const char* name, double fallback) {
   return options.Has(name) ? ParseDouble(name, options.Get(name)) : fallback;
@@ -93,6 +94,25 @@ void ParseDistribution(const Options& options, GenerateArgs* args) {
     dtype = "float32";
     allowed = {"--p"};
     args->distribution = Distribution::Bernoulli(DoubleOr(options, "--p", 0.5));
+  } else if (dist == "exponential") {
+    dtype = "float32";
+    allowed = {"--lambda"};
+    args->distribution = Distribution::Exponential(DoubleOr(options, "--lambda", 1.0));
+  } else if (dist == "cauchy") {
+    dtype = "float32";
+    allowed = {"--median", "--sigma"};
+    args->distribution = Distribution::Cauchy(DoubleOr(options, "--median", 0.0),
+                                              DoubleOr(options, "--sigma", 1.0));
+  } else if (dist == "log_normal") {
+    dtype = "float32";
+    allowed = {"--mean", "--std"};
+    args->distribution = Distribution::LogNormal(DoubleOr(options, "--mean", 0.0),
+                                                 DoubleOr(options, "--std", 1.0));
+  } else if (dist == "geometric") {
+    dtype = "int64";
+    allowed = {"--p"};
+    if (!options.Has("--p")) Fail(kExitUsage, "--dist geometric needs --p");
+    args->distribution = Distribution::Geometric(DoubleOr(options, "--p", 0.5));
   } else if (dist == "integers") {
     dtype = "int64";
     allowed = {"--low", "--high"};
@@ -102,9 +122,11 @@ void ParseDistribution(const Options& options, GenerateArgs* args) {
                                ParseInt64("--high", options.Get("--high")));
   } else {
     Fail(kExitUsage, "--dist: '" + dist +
-                         "' is not a distribution (bits, uniform, normal, bernoulli, integers)");
+                         "' is not a distribution (bits, uniform, normal, bernoulli, integers, "
+                         "exponential, cauchy, log_normal, geometric)");
   }
-  for (const char* flag : {"--low", "--high", "--mean", "--std", "--p"}) {
+  for (const char* flag :
+       {"--low", "--high", "--mean", "--std", "--p", "--lambda", "--median", "--sigma"}) {
     if (options.Has(flag) && std::find(allowed.begin(), allowed.end(), flag) == allowed.end()) {
       Fail(kExitUsage, std::string(flag) + " does not apply to --dist " + dist);
     }
@@ -143,6 +165,7 @@ std::optional<GenerateArgs> ParseGenerateArgs(const std::vector<std::string>& wo
               "--threads",     "--target",  "--out",         "--format",   "--pad-byte",
               "--repeat",      "--dist",    "--dtype",       "--low",      "--high",
               "--mean",        "--std",     "--p",           "--offset",   "--philox-offset",
+              "--lambda",      "--median",  "--sigma",
               "--chunk-bytes", "--order",   "--gpu",         "--sm-count", "--threads-per-sm"},
       {"--quiet"});
   if (options.help()) return std::nullopt;

@@ -44,10 +44,14 @@ __all__ = [
     "__version__",
     "active_target",
     "bernoulli",
+    "cauchy",
     "default_threads",
+    "exponential",
     "fill",
     "generate",
+    "geometric",
     "integers",
+    "lognormal",
     "normal",
     "philox_block",
     "set_default_threads",
@@ -57,7 +61,8 @@ __all__ = [
 ]
 
 # Distribution kinds (randtensor/distribution.h); _dist() names their parameters.
-_BITS, _UNIFORM, _NORMAL, _BERNOULLI, _INTEGERS = range(5)
+(_BITS, _UNIFORM, _NORMAL, _BERNOULLI, _INTEGERS, _EXPONENTIAL, _CAUCHY, _LOG_NORMAL,
+ _GEOMETRIC) = range(9)
 _DTYPES = {"uint32": np.uint32, "float32": np.float32, "float64": np.float64,
            "float16": np.float16, "bfloat16": np.uint16, "uint8": np.uint8, "bool": np.bool_,
            "int32": np.int32, "int64": np.int64}
@@ -113,12 +118,17 @@ def _export_dlpack(producer):
         return producer.__dlpack__()
 
 
-def _dist(dist, low=None, high=None, mean=None, std=None, p=None):
+def _dist(dist, low=None, high=None, mean=None, std=None, p=None, lambd=None, median=None,
+          sigma=None):
     """The compiled core's Distribution of a distribution by name, its
-    parameters by name (randtensor::Distribution's fields)."""
-    given = {"low": low, "high": high, "mean": mean, "std": std, "p": p}
+    parameters by name (randtensor::Distribution's fields; lambd for lambda,
+    a Python keyword, as PyTorch spells it)."""
+    given = {"low": low, "high": high, "mean": mean, "std": std, "p": p, "lambd": lambd,
+             "median": median, "sigma": sigma}
     allowed = {"bits": (), "uniform": ("low", "high"), "normal": ("mean", "std"),
-               "bernoulli": ("p",), "integers": ("low", "high")}
+               "bernoulli": ("p",), "integers": ("low", "high"), "exponential": ("lambd",),
+               "cauchy": ("median", "sigma"), "lognormal": ("mean", "std"),
+               "geometric": ("p",)}
     if dist not in allowed:
         raise ValueError(f"dist = {dist!r} is not a distribution ({', '.join(allowed)})")
     for name, value in given.items():
@@ -134,6 +144,18 @@ def _dist(dist, low=None, high=None, mean=None, std=None, p=None):
                                   std=float(1.0 if std is None else std))
     if dist == "bernoulli":
         return _core.Distribution(_BERNOULLI, p=float(0.5 if p is None else p))
+    if dist == "exponential":
+        return _core.Distribution(_EXPONENTIAL, lambd=float(1.0 if lambd is None else lambd))
+    if dist == "cauchy":
+        return _core.Distribution(_CAUCHY, median=float(0.0 if median is None else median),
+                                  sigma=float(1.0 if sigma is None else sigma))
+    if dist == "lognormal":
+        return _core.Distribution(_LOG_NORMAL, mean=float(0.0 if mean is None else mean),
+                                  std=float(1.0 if std is None else std))
+    if dist == "geometric":
+        if p is None:
+            raise ValueError("geometric needs p")
+        return _core.Distribution(_GEOMETRIC, p=float(p))
     if high is None:
         raise ValueError("integers needs high")
     return _core.Distribution(_INTEGERS, int_low=operator.index(0 if low is None else low),
@@ -141,7 +163,8 @@ def _dist(dist, low=None, high=None, mean=None, std=None, p=None):
 
 
 def fill(array, state=None, seed=None, offset=0, threads=0, dist="bits", low=None, high=None,
-         mean=None, std=None, p=None, bfloat16=False, region=None):
+         mean=None, std=None, p=None, bfloat16=False, region=None, lambd=None, median=None,
+         sigma=None):
     """Fills `array` in place and returns the next state (uint32 array of 6 words).
 
     array: a writable numpy.ndarray of dtype uint32, any shape (0 to 8
@@ -155,7 +178,9 @@ def fill(array, state=None, seed=None, offset=0, threads=0, dist="bits", low=Non
         which randtensor.replay.torch_cuda takes as philox_offset.
     threads: at most this many threads; 0 means default_threads().
     dist: "bits" (uint32 arrays), "uniform" (low, high), "normal" (mean, std),
-        "bernoulli" (p) or "integers" (low, high): SPEC.md section 8, the
+        "bernoulli" (p), "integers" (low, high), "exponential" (lambd),
+        "cauchy" (median, sigma), "lognormal" (mean, std) or "geometric" (p):
+        SPEC.md sections 8 and 8.1, the
         values cuRAND and PyTorch's CUDA transforms compute; the array's dtype
         is the output type (float32, float64, float16, uint8, bool, int32,
         int64, uint32), and bfloat16=True fills a uint16 array with bfloat16
@@ -166,7 +191,7 @@ def fill(array, state=None, seed=None, offset=0, threads=0, dist="bits", low=Non
         10); the returned state is the global fill's. NumPy arrays only.
     """
     arguments = _fill_arguments(state, seed, offset, threads)
-    distribution = _dist(dist, low, high, mean, std, p)
+    distribution = _dist(dist, low, high, mean, std, p, lambd, median, sigma)
     # NumPy arrays go through the buffer path, which can see writability;
     # DLPack 0.x cannot express "read-only".
     if region is not None:
@@ -234,6 +259,41 @@ def integers(shape, low, high=None, dtype="int64", state=None, seed=None, offset
     if high is None:
         low, high = 0, low
     return _new(shape, dtype, _dist("integers", low=low, high=high), state, seed, offset, threads,
+                return_state)
+
+
+def exponential(shape, lambd=1.0, dtype="float32", state=None, seed=None, offset=0, threads=0,
+                return_state=False):
+    """A new array of exponential values of rate lambd (PyTorch's exponential_(lambd):
+    -log(u) / lambd on a CUDA thread's stream; NumPy's scale is 1 / lambd). dtype:
+    float32, float64, float16 or bfloat16 (uint16 bit patterns)."""
+    return _new(shape, dtype, _dist("exponential", lambd=lambd), state, seed, offset, threads,
+                return_state)
+
+
+def cauchy(shape, median=0.0, sigma=1.0, dtype="float32", state=None, seed=None, offset=0,
+           threads=0, return_state=False):
+    """A new array of Cauchy values (cauchy_(median, sigma): median + sigma tan(pi (u -
+    1/2))). dtype: float32, float64, float16 or bfloat16 (uint16 bit patterns)."""
+    return _new(shape, dtype, _dist("cauchy", median=median, sigma=sigma), state, seed, offset,
+                threads, return_state)
+
+
+def lognormal(shape, mean=0.0, std=1.0, dtype="float32", state=None, seed=None, offset=0,
+              threads=0, return_state=False):
+    """A new array of exp(normal(mean, std)) (log_normal_(mean, std); NumPy's
+    lognormal(mean, sigma) with sigma = std): the normal's words and types."""
+    return _new(shape, dtype, _dist("lognormal", mean=mean, std=std), state, seed, offset,
+                threads, return_state)
+
+
+def geometric(shape, p, dtype="int64", state=None, seed=None, offset=0, threads=0,
+              return_state=False):
+    """A new array of geometric values, the trials up to the first success of
+    probability p (geometric_(p): ceil(log(u) / log(1 - p))). dtype: int64, int32,
+    uint8, float32, float64, float16 or bfloat16; an integer type must hold every
+    value (p large enough), else ValueError."""
+    return _new(shape, dtype, _dist("geometric", p=p), state, seed, offset, threads,
                 return_state)
 
 

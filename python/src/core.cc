@@ -408,15 +408,18 @@ PYBIND11_MODULE(_core, m) {
   // randtensor::Distribution, field for field; the kind as its int value.
   py::class_<Distribution>(m, "Distribution")
       .def(py::init([](int kind, double low, double high, double mean, double std, double p,
-                       int64_t int_low, int64_t int_high) {
+                       int64_t int_low, int64_t int_high, double lambda, double median,
+                       double sigma) {
              Distribution d;
              d.kind = static_cast<randtensor::DistributionKind>(kind);  // Fill validates it
              d.low = low, d.high = high, d.mean = mean, d.std = std, d.p = p;
              d.int_low = int_low, d.int_high = int_high;
+             d.lambda = lambda, d.median = median, d.sigma = sigma;
              return d;
            }),
            "kind"_a, "low"_a = 0.0, "high"_a = 1.0, "mean"_a = 0.0, "std"_a = 1.0, "p"_a = 0.5,
-           "int_low"_a = 0, "int_high"_a = 1)
+           "int_low"_a = 0, "int_high"_a = 1, "lambd"_a = 1.0, "median"_a = 0.0,
+           "sigma"_a = 1.0)
       .def_property_readonly("kind", [](const Distribution& d) { return static_cast<int>(d.kind); })
       .def_readonly("low", &Distribution::low)
       .def_readonly("high", &Distribution::high)
@@ -424,7 +427,10 @@ PYBIND11_MODULE(_core, m) {
       .def_readonly("std", &Distribution::std)
       .def_readonly("p", &Distribution::p)
       .def_readonly("int_low", &Distribution::int_low)
-      .def_readonly("int_high", &Distribution::int_high);
+      .def_readonly("int_high", &Distribution::int_high)
+      .def_readonly("lambd", &Distribution::lambda)  // lambda is a Python keyword
+      .def_readonly("median", &Distribution::median)
+      .def_readonly("sigma", &Distribution::sigma);
   m.def("fill_ndarray", &FillNdarray, "array"_a, "state"_a, "element_offset"_a, "threads"_a,
         "dist"_a, "bfloat16"_a, "region"_a = py::none(), "order"_a = OrderArg{0, 0, 0});
   m.def("fill_dlpack", &FillDLPack, "capsule"_a, "state"_a, "element_offset"_a, "threads"_a,

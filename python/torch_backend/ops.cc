@@ -65,26 +65,6 @@ at::Tensor CurandUniform(const char* op, const at::Tensor& like, at::ScalarType 
   return u.masked_fill_(u == 0, 1.0);
 }
 
-// out[i] = f(u[i]) over two tensors of one shape and layout, in parallel.
-template <typename In, typename Out, typename F>
-void Transform(const at::Tensor& u, const at::Tensor& out, F f) {
-  const at::Tensor uc = u.contiguous();
-  at::Tensor oc = out.is_contiguous() ? out : at::empty(out.sizes(), out.options());
-  const In* in = uc.data_ptr<In>();
-  Out* dst = oc.data_ptr<Out>();
-  at::parallel_for(0, uc.numel(), 16384, [&](int64_t begin, int64_t end) {
-    for (int64_t i = begin; i < end; ++i) dst[i] = f(in[i]);
-  });
-  if (!out.is_same(oc)) out.copy_(oc);
-}
-
-// self[i] = f(u) for cuRAND's u of every element, u in AccT<scalar_t>.
-template <typename scalar_t, typename F>
-void TransformUniform(const char* op, const at::Tensor& self, const Gen& generator, F f) {
-  const at::Tensor u = CurandUniform(op, self, AccType(self.scalar_type()), CpuGenerator(generator));
-  Transform<AccT<scalar_t>, scalar_t>(u, self, f);
-}
-
 // ---------------------------------------------------------------- uniform
 
 void DrawUniform(const at::Tensor& self, double from, double to, const Gen& generator) {
@@ -478,72 +458,124 @@ struct RandomKernel {
 };
 
 // ------------------------------------- exponential, Cauchy, geometric, log-normal
-// PyTorch CUDA's transforms (ATen/core/TransformationHelper.h, the CUDA
-// branch) of cuRAND's u in the accumulation type, rounded once to the
-// tensor's type. Their log, tan and exp are the C library's, so values are
-// within an ulp or two of a GPU's, not always equal.
+// The library's distributions (docs/SPEC.md section 8.1): PyTorch CUDA's
+// formulas (ATen/core/TransformationHelper.h) on the same words, in the
+// installed element order, with randtensor's own log, tan and exp (within
+// an ulp of the exact values, where the GPU's fast __logf, __tanf and
+// __expf are further off; geometric equals the GPU's). ATen's templates have
+// checked the arguments, so what remains here is what PyTorch accepts and
+// the library does not: a parameter whose result is one value for every
+// element (drawn anyway, so the generator moves as PyTorch's does).
+
+// Whether the type is one of the four floating types PyTorch's kernels
+// cover (the others, float8 included, get PyTorch's own error from its
+// dispatch macro).
+bool KernelFloating(at::ScalarType type) {
+  return type == at::kFloat || type == at::kDouble || type == at::kHalf || type == at::kBFloat16;
+}
+
+// The elements' draw with a stand-in parameter, then every element `value`.
+void DrawThenFill(const char* op, const at::Tensor& self, const Distribution& stand_in,
+                  at::CPUGeneratorImpl* gen, double value) {
+  Draw(op, self, stand_in, gen);
+  self.fill_(value);
+}
 
 template <typename RNG>
 struct ExponentialKernel {
   void operator()(at::TensorIteratorBase& iter, double lambda, Gen generator) {
-    const at::Tensor& self = iter.tensor(0);
-    AT_DISPATCH_FLOATING_TYPES_AND2(at::kHalf, at::kBFloat16, self.scalar_type(),
-                                    "exponential_cpu", [&] {
-      using acc_t = AccT<scalar_t>;
-      const acc_t l = static_cast<acc_t>(lambda);
-      constexpr acc_t kHalfEps = std::numeric_limits<acc_t>::epsilon() / 2;
-      TransformUniform<scalar_t>("exponential_", self, generator, [l](acc_t v) {
-        // log(u) rounds to 0 near 1, and PyTorch never returns 0.
-        const acc_t log = v >= acc_t(1) - kHalfEps ? -kHalfEps : std::log(v);
-        return static_cast<scalar_t>(acc_t(-1) / l * log);
-      });
-    });
+    const at::ScalarType type = iter.tensor(0).scalar_type();
+    if (!KernelFloating(type)) {
+      AT_DISPATCH_FLOATING_TYPES_AND2(at::kHalf, at::kBFloat16, type, "exponential_cpu", [&] {});
+    }
+    auto* gen = CpuGenerator(generator);
+    if (lambda == 0) {  // torch 1.x allows it: -1 / 0 * log(u) = +inf
+      return DrawThenFill("exponential_", iter.tensor(0), Distribution::Exponential(1), gen,
+                          std::numeric_limits<double>::infinity());
+    }
+    Draw("exponential_", iter.tensor(0), Distribution::Exponential(lambda), gen);
   }
 };
 
 template <typename RNG>
 struct CauchyKernel {
   void operator()(at::TensorIteratorBase& iter, double median, double sigma, Gen generator) {
-    const at::Tensor& self = iter.tensor(0);
-    AT_DISPATCH_FLOATING_TYPES_AND2(at::kHalf, at::kBFloat16, self.scalar_type(), "cauchy_cpu",
-                                    [&] {
-      using acc_t = AccT<scalar_t>;
-      const acc_t m = static_cast<acc_t>(median), s = static_cast<acc_t>(sigma);
-      constexpr acc_t kPi = static_cast<acc_t>(3.14159265358979323846);
-      TransformUniform<scalar_t>("cauchy_", self, generator, [m, s](acc_t v) {
-        return static_cast<scalar_t>(m + s * std::tan(kPi * (v - acc_t(0.5))));
-      });
-    });
-  }
-};
-
-template <typename RNG>
-struct GeometricKernel {
-  void operator()(at::TensorIteratorBase& iter, double p, Gen generator) {
-    const at::Tensor& self = iter.tensor(0);
-    AT_DISPATCH_ALL_TYPES_AND2(at::kHalf, at::kBFloat16, self.scalar_type(), "geometric_cpu", [&] {
-      using acc_t = AccT<scalar_t>;
-      const acc_t q = static_cast<acc_t>(p);
-      TransformUniform<scalar_t>("geometric_", self, generator, [q](acc_t v) {
-        return static_cast<scalar_t>(std::ceil(std::log(v) / std::log1p(-q)));
-      });
-    });
+    const at::ScalarType type = iter.tensor(0).scalar_type();
+    if (!KernelFloating(type)) {
+      AT_DISPATCH_FLOATING_TYPES_AND2(at::kHalf, at::kBFloat16, type, "cauchy_cpu", [&] {});
+    }
+    auto* gen = CpuGenerator(generator);
+    if (sigma == 0) {  // torch 1.x allows it: median + 0 * tan(a) = median
+      return DrawThenFill("cauchy_", iter.tensor(0), Distribution::Cauchy(median, 1), gen,
+                          median);
+    }
+    Draw("cauchy_", iter.tensor(0), Distribution::Cauchy(median, sigma), gen);
   }
 };
 
 template <typename RNG>
 struct LogNormalKernel {
   void operator()(at::TensorIteratorBase& iter, double mean, double std, Gen generator) {
+    const at::ScalarType type = iter.tensor(0).scalar_type();
+    if (!KernelFloating(type)) {
+      AT_DISPATCH_FLOATING_TYPES_AND2(at::kHalf, at::kBFloat16, type, "log_normal_cpu", [&] {});
+    }
+    Draw("log_normal_", iter.tensor(0), Distribution::LogNormal(mean, std),
+         CpuGenerator(generator));
+  }
+};
+
+// geometric_: PyTorch's transform computes in float for every type but
+// double, and returns its float integer, which the tensor's type takes as
+// static_cast does: the floating types and the integer types whose values
+// all fit come from the library; other integer types (int8, int16, or a p
+// whose values overflow the type) take the float32 draw through PyTorch's
+// own conversion. Where 1 - p rounds to 1 (p below about 3e-8 for float),
+// log(1 - p) = 0 and PyTorch's values are -inf, NaN where u = 1: the
+// library refuses that p, so it is made here from cuRAND's u.
+template <typename RNG>
+struct GeometricKernel {
+  void operator()(at::TensorIteratorBase& iter, double p, Gen generator) {
     const at::Tensor& self = iter.tensor(0);
-    AT_DISPATCH_FLOATING_TYPES_AND2(at::kHalf, at::kBFloat16, self.scalar_type(),
-                                    "log_normal_cpu", [&] {
-      using acc_t = AccT<scalar_t>;
-      // exp of normal(mean, std) in the accumulation type: the library's
-      // normal is fma(z, std, mean) there, as nvcc computes z * std + mean.
-      at::Tensor z = at::empty_like(self, self.options().dtype(AccType(self.scalar_type())));
-      Draw("log_normal_", z, Distribution::Normal(mean, std), CpuGenerator(generator));
-      Transform<acc_t, scalar_t>(z, self, [](acc_t v) { return static_cast<scalar_t>(std::exp(v)); });
-    });
+    auto* gen = CpuGenerator(generator);
+    const at::ScalarType type = self.scalar_type();
+    const bool integer = type == at::kByte || type == at::kChar || type == at::kShort ||
+                         type == at::kInt || type == at::kLong;  // AT_DISPATCH_ALL_TYPES'
+    if (!KernelFloating(type) && !integer) {
+      AT_DISPATCH_ALL_TYPES_AND2(at::kHalf, at::kBFloat16, type, "geometric_cpu", [&] {});
+    }
+    const bool wide = type == at::kDouble;
+    const bool q_is_one =
+        wide ? 1.0 - p == 1.0 : 1.0f - static_cast<float>(p) == 1.0f;
+    if (q_is_one) {
+      const at::Tensor u = CurandUniform("geometric_", self, AccType(type), gen);
+      self.copy_(at::full_like(u, -std::numeric_limits<double>::infinity())
+                     .masked_fill_(u == 1, std::numeric_limits<double>::quiet_NaN()));
+      return;
+    }
+    if (self.is_floating_point() || GeometricFits(type, p)) {
+      Draw("geometric_", self, Distribution::Geometric(p), gen);
+      return;
+    }
+    at::Tensor values = at::empty_like(self, self.options().dtype(at::kFloat));
+    Draw("geometric_", values, Distribution::Geometric(p), gen);
+    self.copy_(values);
+  }
+
+  // Whether the library's integer kind takes p for `type` (docs/SPEC.md 8.1:
+  // every value, up to that of u = 2^-33, fits), with a margin of an ulp.
+  static bool GeometricFits(at::ScalarType type, double p) {
+    double top = 0;
+    switch (type) {
+      case at::kByte: top = 255; break;
+      case at::kInt: top = 2147483647.0; break;
+      case at::kLong: top = 9223372036854775807.0; break;
+      default: return false;  // int8, int16: not library types
+    }
+    const double q = 1.0f - static_cast<float>(p);
+    if (q == 0) return true;
+    const double largest = 33 * std::log(2.0) / -std::log(q);
+    return static_cast<float>(std::ceil(largest * (1 + 0x1p-30))) <= top;
   }
 };
 

@@ -34,10 +34,10 @@
   X(kBernoulliFloat32, float, 1, Bernoulli, BernoulliFloat32)            \
   X(kBernoulliFloat16, uint16_t, 1, Bernoulli, BernoulliFloat16)         \
   X(kBernoulliBfloat16, uint16_t, 1, Bernoulli, BernoulliBfloat16)       \
-  X(kIntegersInt32, int32_t, 1, Integers, IntegersInt32)                 \
-  X(kIntegersInt64, int64_t, 1, Integers, IntegersInt64)                 \
-  X(kIntegersFloat32, float, 1, Integers, IntegersFloat32)               \
-  X(kIntegersFloat64, double, 1, Integers, IntegersFloat64)              \
+  X(kIntegersInt32, int32_t, 1, Integers32, IntegersInt32)               \
+  X(kIntegersInt64, int64_t, 1, Integers64, IntegersInt64)               \
+  X(kIntegersFloat32, float, 1, Integers32, IntegersFloat32)             \
+  X(kIntegersFloat64, double, 1, Integers64, IntegersFloat64)            \
   X(kUniformFloat64, double, 2, Uniform, UniformFloat64)                 \
   X(kBernoulliFloat64, double, 2, Bernoulli, BernoulliFloat64)           \
   X(kIntegersWideInt32, int32_t, 2, IntegersWide, IntegersWideInt32)     \
@@ -97,8 +97,9 @@ RANDTENSOR_GENERATE_KERNELS(RANDTENSOR_KIND_TRAITS)
 // The translation units (src/kernels_<unit>.cc) that compile the kinds'
 // kernels for every target, each kind in the one its list line names: the
 // units compile in parallel, and none takes the build's time alone
-// (Box-Muller's normals, the longest to compile, get units of their own;
-// integers of one word and of two words are apart).
+// (Box-Muller's normals get units of their own; integers, whose remainders
+// are the longest to compile under sanitizers, three: 4-byte and 8-byte
+// outputs of one word, and two words).
 #define RANDTENSOR_KERNEL_UNITS(X) \
   X(Bits)                          \
   X(Uniform)                       \
@@ -106,7 +107,8 @@ RANDTENSOR_GENERATE_KERNELS(RANDTENSOR_KIND_TRAITS)
   X(Normal16)                      \
   X(Normal64)                      \
   X(Bernoulli)                     \
-  X(Integers)                      \
+  X(Integers32)                    \
+  X(Integers64)                    \
   X(IntegersWide)                  \
   X(Exponential)                   \
   X(Cauchy)                        \

@@ -199,6 +199,18 @@ HWY_INLINE uint64_t AlignedHead(uint64_t first, const T* out) {
   }
   return kNoAlignedHead;
 }
+
+// The one vector of blocks from `block` whose counter word 0 carries (once
+// per 2^32 blocks) to `to`: its blocks by the reference, converted as a
+// vector. A function of its own, out of the run's loop, so that its code
+// and buffer take no registers from the loop (AVX2 has 16).
+template <class C, class K>
+HWY_NOINLINE void CarryVector(const detail::KernelArgs& s, const K& k, uint64_t block,
+                              typename C::Type* to) {
+  HWY_ALIGN uint32_t words[4 * hn::MaxLanes(DState())];
+  ReferenceBlocks(s, block, BlocksPerVector(), words);
+  ConvertTyped<C>(k, words, (4 / C::kWords) * BlocksPerVector(), to);
+}
 #endif
 
 // Elements [first, first + count) of C into dst (GenerateFn), converted in
@@ -280,11 +292,7 @@ void GenerateConverted(const detail::KernelArgs& s, uint64_t first, uint64_t cou
         const Counter128 c = s.start.Plus(block);
         uint64_t m = std::min<uint64_t>(n, BlocksBeforeCarry(c) / nb);  // whole vectors
         if (m == 0) {
-          // The one vector whose counter word 0 carries (once per 2^32
-          // blocks): its blocks by the reference, converted as a vector.
-          HWY_ALIGN uint32_t words[4 * hn::MaxLanes(DState())];
-          ReferenceBlocks(s, block, nb, words);
-          ConvertTyped<C>(k, words, per_vector, to);
+          CarryVector<C>(s, k, block, to);
           m = 1;
         } else {
           UniformRun run(c, s.keys);
@@ -319,8 +327,15 @@ void GenerateConverted(const detail::KernelArgs& s, uint64_t first, uint64_t cou
                 LastRound(
                     s.keys,
                     [&](Batch y, size_t b, size_t i, VW t) __attribute__((always_inline)) {
-                      InPlace()(y, b, i, t);
-                      if (i + 1 == kOut) convert(y, to + (done + b) * per_vector);
+                      T* const dst = to + (done + b) * per_vector;
+                      if constexpr (C::kGroup == 1) {
+                        // Each vector as soon as it is made (as its words
+                        // would be stored): none waits in a register.
+                        C::Vectors(k, dst + i * (hn::Lanes(DW()) / C::kWords), nt, t);
+                      } else {
+                        InPlace()(y, b, i, t);
+                        if (i + 1 == kOut) convert(y, dst);
+                      }
                     },
                     x...);
               }

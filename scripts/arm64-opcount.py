@@ -4,7 +4,8 @@
     scripts/arm64-opcount.py LIBRARY FUNCTION [VECTOR_BITS]
 
 Disassembles FUNCTION (a substring of its demangled name, e.g.
-"N_NEON::WholeGroups<false>") in LIBRARY with aarch64-linux-gnu-objdump,
+"N_NEON::GenerateConverted<randtensor::N_NEON::convert::Bits") in LIBRARY
+with aarch64-linux-gnu-objdump,
 takes the loop (a backward branch and the instructions it jumps over) that
 computes the most 32x32->64-bit products, and prints its instructions by
 mnemonic and per 16 blocks. VECTOR_BITS is the SVE vector length the count

@@ -6,7 +6,7 @@
 // (FmaD: the target's fused multiply-add where it has one, RANDTENSOR_FMA:
 // AVX2, AVX-512, NEON, SVE; an exact emulation in the lanes of SSE4 and
 // SSSE3; the C library's correctly rounded fma on SCALAR and for operands
-// out of the emulation's range). Included by convert-inl.h (and
+// out of the emulation's range). Included by the converters in src/convert/ (and
 // tests/fma_test.cc), hence the toggle guard.
 //
 // float64 normals use compensated versions (each within about one ulp:
@@ -632,7 +632,7 @@ constexpr float kSinS[] = {-0x1.995408p-13f, 0x1.110778p-7f, -0x1.555546p-3f};
 constexpr float kCosC[] = {0x1.9bd89ap-16f, -0x1.6c12d2p-10f, 0x1.555554p-5f};
 
 // sin r and cos r as unevaluated sums hi + lo for Box-Muller's angle v =
-// fma(fy, P32_2PI, P32_2PI / 2), fy = float(y) (convert-inl.h), r = v - k pi/2,
+// fma(fy, P32_2PI, P32_2PI / 2), fy = float(y) (convert/normal-inl.h), r = v - k pi/2,
 // and k's bits (k mod 4 in the low two: QuadrantFloat makes sin v and cos v
 // of them): k = fy 2^-30 rounded to an integer by the magic 1.5 2^23 (one
 // exact-product fma on fy, which is ready before v; P32_2PI 2^30 is pi/2 to

@@ -13,7 +13,7 @@
 //           replay/<TARGET>/torch_cuda-<distribution>-<dtype>/<elements>/threads:<T>   (BM_Replay)
 //           misaligned/<TARGET>/<distribution>-<dtype>/<byte offset>/threads:<T>   (BM_Misaligned)
 //           scaling/<hot|cold>/<bytes>/tasks:<auto|E>/threads:<T>   (BM_Scaling)
-//           stores/<TARGET>/<auto|regular|streaming>/<bytes>/threads:<T>   (BM_Stores)
+//           stores/<TARGET>/<auto|regular|streaming>/<bytes>/threads:<T>   (BM_Fill)
 // Rates are bytes of elements written per second (padding excluded), the same
 // measure `randtensor generate --repeat` prints.
 //
@@ -160,8 +160,10 @@ std::string SizeName(uint64_t bytes) {
   return std::to_string(bytes >> 10) + "KiB";
 }
 
+// stores: FillOptions::stores (stores/... registers the packed fill with each
+// mode: whether the automatic choice is the faster one on this host).
 void BM_Fill(benchmark::State& state, std::string target, std::string layout, uint64_t bytes,
-             uint32_t threads) {
+             uint32_t threads, randtensor::StoreMode stores) {
   const Shape shape = MakeShape(layout, static_cast<int64_t>(bytes / 4));
   Buffer buffer(static_cast<uint64_t>(shape.span));
   if (buffer.data() == nullptr) return state.SkipWithError("out of memory");
@@ -169,29 +171,7 @@ void BM_Fill(benchmark::State& state, std::string target, std::string layout, ui
   const TensorDesc desc = DescOf(shape);
   FillOptions options;
   options.threads = threads;
-  PhiloxState s = PhiloxState::FromSeed(0x5eed);
-  for (auto _ : state) {
-    const Status status = randtensor::Fill(desc, buffer.data(), buffer.bytes(), s, &s, options);
-    if (!status.ok()) return state.SkipWithError(status.message());
-    benchmark::ClobberMemory();
-  }
-  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * shape.elements * 4);
-  if (!randtensor::SetTarget("auto").ok()) state.SkipWithError("SetTarget(\"auto\")");
-}
-
-// The packed fill with each store mode of FillOptions::stores: whether the
-// automatic choice (streaming stores past the last-level cache) is the
-// faster one on this host.
-void BM_Stores(benchmark::State& state, std::string target, randtensor::StoreMode mode,
-               uint64_t bytes, uint32_t threads) {
-  const Shape shape = MakeShape("packed", static_cast<int64_t>(bytes / 4));
-  Buffer buffer(static_cast<uint64_t>(shape.span));
-  if (buffer.data() == nullptr) return state.SkipWithError("out of memory");
-  if (!randtensor::SetTarget(target.c_str()).ok()) return state.SkipWithError("target");
-  const TensorDesc desc = DescOf(shape);
-  FillOptions options;
-  options.threads = threads;
-  options.stores = mode;
+  options.stores = stores;
   PhiloxState s = PhiloxState::FromSeed(0x5eed);
   for (auto _ : state) {
     const Status status = randtensor::Fill(desc, buffer.data(), buffer.bytes(), s, &s, options);
@@ -603,7 +583,8 @@ void RegisterAll() {
           benchmark::RegisterBenchmark(("stores/" + target + "/" + mode.first + "/" +
                                         SizeName(bytes) + "/threads:" + std::to_string(threads))
                                            .c_str(),
-                                       BM_Stores, target, mode.second, bytes, threads)
+                                       BM_Fill, target, std::string("packed"), bytes, threads,
+                                       mode.second)
               ->UseRealTime();
         }
       }
@@ -613,7 +594,8 @@ void RegisterAll() {
         for (uint32_t threads : thread_counts) {
           const std::string name = "fill/" + target + "/" + layout + "/" + SizeName(bytes) +
                                    "/threads:" + std::to_string(threads);
-          benchmark::RegisterBenchmark(name.c_str(), BM_Fill, target, layout, bytes, threads)
+          benchmark::RegisterBenchmark(name.c_str(), BM_Fill, target, layout, bytes, threads,
+                                       randtensor::StoreMode::kAuto)
               ->UseRealTime();
           if (layout == "packed" || bytes < (uint64_t{64} << 20)) continue;
           benchmark::RegisterBenchmark(("paired" + name.substr(4)).c_str(), BM_Paired, target,

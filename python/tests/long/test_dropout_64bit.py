@@ -36,5 +36,5 @@ def test_dropout_past_31_bit_indexing_replays_the_gpu():
             assert rt.get_offset() == case["offset_after"], case["case"]
             idx = torch.tensor(recording.sample_indices(case["n"]))
             assert np.array_equal(out[idx].double().numpy(), np.array(case["samples"])), case["case"]
-            assert recording.sha256(out != 0) == case["mask_sha256"], case["case"]
+            assert recording.split.sha256(out != 0) == case["mask_sha256"], case["case"]
             del out

@@ -11,14 +11,10 @@ after the call, and the GPU and torch version. `--dry-run` runs the same
 calls on the CPU (to test this script; in float32 where the CPU's stock
 dropout has no float16).
 """
-import argparse
-import hashlib
-import json
-import os
-import struct
-
 import torch
 import torch.nn.functional as F
+
+import record_split_launches as split  # the recording's environment, SHA-256, offset
 
 SEED = 20261127
 P = 0.25
@@ -40,21 +36,9 @@ def source(n, kind, device, dtype=torch.float16):
     return torch.ones(1, dtype=dtype, device=device).expand(n)
 
 
-def sha256(x):
-    """SHA-256 of a tensor's bytes (copied to the CPU, not again in Python)."""
-    return hashlib.sha256(memoryview(x.cpu().contiguous().view(torch.uint8).numpy())).hexdigest()
-
-
 def sample_indices(n):
     """Both ends and 256 indices between."""
     return list(range(8)) + list(range(n - 8, n)) + [(i * 2654435761) % n for i in range(256)]
-
-
-def offset(device):
-    if device == "cpu":
-        return None
-    seed, off = struct.unpack("<QQ", torch.cuda.get_rng_state().numpy().tobytes()[:16])
-    return off
 
 
 def run(name, n, kind, device, dtype=torch.float16):
@@ -64,27 +48,17 @@ def run(name, n, kind, device, dtype=torch.float16):
     out = F.dropout(source(n, kind, device, dtype), P, training=True)
     idx = torch.tensor(sample_indices(n), device=device)
     record = {"case": name, "n": n, "input": kind, "p": P,
-              "samples": out[idx].double().cpu().tolist(), "offset_after": offset(device)}
-    record["mask_sha256"] = sha256(out != 0)
+              "samples": out[idx].double().cpu().tolist(), "offset_after": split.offset(device)}
+    record["mask_sha256"] = split.sha256(out != 0)
     return record
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--out", required=True)
-    parser.add_argument("--dry-run", action="store_true")
-    args = parser.parse_args()
+    args = split.parse_args()
     device = "cpu" if args.dry_run else "cuda"
     dtype = torch.float32 if args.dry_run else torch.float16
     records = [run(name, n, kind, device, dtype) for name, n, kind in CASES]
-    env = {"torch": torch.__version__, "seed": SEED}
-    if not args.dry_run:
-        props = torch.cuda.get_device_properties(0)
-        env.update(gpu=props.name, sm_count=props.multi_processor_count,
-                   threads_per_sm=props.max_threads_per_multi_processor)
-    os.makedirs(args.out, exist_ok=True)
-    with open(os.path.join(args.out, "dropout_64bit.json"), "w") as f:
-        json.dump({"env": env, "cases": records}, f, indent=1)
+    split.write_recording(args.out, "dropout_64bit.json", SEED, records, args.dry_run)
 
 
 if __name__ == "__main__":

@@ -57,10 +57,7 @@ def offset(device):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--out", required=True)
-    parser.add_argument("--dry-run", action="store_true")
-    args = parser.parse_args()
+    args = parse_args()
     device = "cpu" if args.dry_run else "cuda"
     largest = max(n * torch.empty(0, dtype=DT[d]).element_size() for _, d, n in CASES)
     buffer = torch.empty(largest, dtype=torch.uint8, device=device)
@@ -71,13 +68,26 @@ def main():
         samples = x[torch.tensor(sample_indices(n), device=device)].double().cpu().tolist()
         records.append({"op": name, "dtype": dtype, "n": n, "sha256": sha256(x),
                         "samples": [v.hex() for v in samples], "offset_after": offset(device)})
-    env = {"torch": torch.__version__, "seed": SEED}
-    if not args.dry_run:
+    write_recording(args.out, "split_launches.json", SEED, records, args.dry_run)
+
+
+def parse_args():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--out", required=True)
+    parser.add_argument("--dry-run", action="store_true")
+    return parser.parse_args()
+
+
+def write_recording(out, name, seed, records, dry_run):
+    """OUT/NAME: the cases and the environment (torch, seed, and the GPU's
+    name and geometry, which the replay needs)."""
+    env = {"torch": torch.__version__, "seed": seed}
+    if not dry_run:
         props = torch.cuda.get_device_properties(0)
         env.update(gpu=props.name, sm_count=props.multi_processor_count,
                    threads_per_sm=props.max_threads_per_multi_processor)
-    os.makedirs(args.out, exist_ok=True)
-    with open(os.path.join(args.out, "split_launches.json"), "w") as f:
+    os.makedirs(out, exist_ok=True)
+    with open(os.path.join(out, name), "w") as f:
         json.dump({"env": env, "cases": records}, f, indent=1)
 
 

@@ -59,9 +59,9 @@
   X(kGeometricFloat32, float, 1, Geometric, GeometricFloat32)            \
   X(kGeometricFloat16, uint16_t, 1, Geometric, GeometricFloat16)         \
   X(kGeometricBfloat16, uint16_t, 1, Geometric, GeometricBfloat16)       \
-  X(kGeometricUint8, uint8_t, 1, Geometric, GeometricUint8)              \
-  X(kGeometricInt32, int32_t, 1, Geometric, GeometricInt32)              \
-  X(kGeometricInt64, int64_t, 1, Geometric, GeometricInt64)              \
+  X(kGeometricUint8, uint8_t, 1, GeometricIntegers, GeometricUint8)      \
+  X(kGeometricInt32, int32_t, 1, GeometricIntegers, GeometricInt32)      \
+  X(kGeometricInt64, int64_t, 1, GeometricIntegers, GeometricInt64)      \
   X(kGeometricFloat64, double, 2, Geometric, GeometricFloat64)
 
 #define RANDTENSOR_MOVE_SIZES(X) \
@@ -99,7 +99,7 @@ RANDTENSOR_GENERATE_KERNELS(RANDTENSOR_KIND_TRAITS)
 // units compile in parallel, and none takes the build's time alone
 // (Box-Muller's normals get units of their own; integers, whose remainders
 // are the longest to compile under sanitizers, three: 4-byte and 8-byte
-// outputs of one word, and two words).
+// outputs of one word, and two words; geometric two: floats and integers).
 #define RANDTENSOR_KERNEL_UNITS(X) \
   X(Bits)                          \
   X(Uniform)                       \
@@ -113,7 +113,8 @@ RANDTENSOR_GENERATE_KERNELS(RANDTENSOR_KIND_TRAITS)
   X(Exponential)                   \
   X(Cauchy)                        \
   X(LogNormal)                     \
-  X(Geometric)
+  X(Geometric)                     \
+  X(GeometricIntegers)
 
 enum class KernelUnit : int {
 #define RANDTENSOR_UNIT_ENUM(unit) k##unit,

@@ -1,6 +1,6 @@
-// Kernel unit: geometric float32, float16, bfloat16, uint8, int32, int64
-// and float64, for every SIMD target (KernelUnit::kGeometric in
-// kernel_list.h; docs/SPEC.md section 8.1).
+// Kernel unit: geometric float32, float16, bfloat16 and float64, for every
+// SIMD target (KernelUnit::kGeometric in kernel_list.h; docs/SPEC.md section
+// 8.1); the integer outputs are kernels_geometric_integers.cc's.
 //
 // The units compile in parallel; kernels.cc assembles their parts into one
 // table per target.

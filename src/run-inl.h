@@ -8,7 +8,8 @@
 //
 // How words reach a converter: GenerateConverted converts each batch of
 // Philox blocks in registers right after the rounds, once it is transposed
-// to stream order, and stores only the elements; a run's last, partial
+// to stream order, and stores only the elements (converters with long math,
+// kAfterGroup, take a whole group's words from L1 instead); a run's last, partial
 // vector of blocks is converted whole into L1 and its first elements
 // copied, and the few elements before its first block boundary go through a
 // fixed 4 KiB L1 chunk of words (GenerateChunked). Tests feed chosen words
@@ -54,10 +55,12 @@ constexpr uint64_t WordsRead(uint64_t n) {
 // Words [0, WordsRead(n)) -> n elements of C at out: element i reads words
 // [w i, w i + w) (pairs their whole pair's). A partial last group is
 // converted from a zero-padded copy into scratch and copied out, so the same
-// code computes every element. k: what C::WithConstants made.
+// code computes every element. k: what C::WithConstants made. Out of line:
+// its callers (chunks, the carry vector, tests) share one copy.
 template <class C, class K>
-HWY_INLINE void ConvertTyped(const K& k, const uint32_t* words, uint64_t n,
+HWY_NOINLINE void ConvertTyped(const K& constants, const uint32_t* words, uint64_t n,
                              typename C::Type* out) {
+  const K k = constants;  // as in ConvertRun
   using T = typename C::Type;
   constexpr int kW = C::kWords;
   const DW dw;
@@ -211,6 +214,121 @@ HWY_NOINLINE void CarryVector(const detail::KernelArgs& s, const K& k, uint64_t 
   ReferenceBlocks(s, block, BlocksPerVector(), words);
   ConvertTyped<C>(k, words, (4 / C::kWords) * BlocksPerVector(), to);
 }
+
+// n vectors of Philox blocks' words in stream order at `words` (kOut word
+// vectors each, as LastRound hands them over) converted to `to`, one vector
+// of blocks after another: for the converters with long math
+// (C::kAfterGroup), whose vector code is then compiled once per kind and
+// target, in a loop, instead of once per batch of every group size (the
+// units' longest compiles). The words wait in L1, as they would in spilled
+// registers.
+constexpr size_t kOut = size_t{1} << kLog2LanesPerChunk;  // word vectors per vector of blocks
+template <class C, class K>
+HWY_NOINLINE void ConvertBlockVectors(const K& constants, const uint32_t* words, size_t n,
+                                      typename C::Type* to, bool nt) {
+  const K k = constants;  // as in ConvertRun
+  const DW dw;
+  const size_t N = hn::Lanes(dw);
+  const uint64_t per_vector = BlocksPerVector() * (4 / C::kWords);  // elements
+  for (size_t b = 0; b < n; ++b, words += kOut * N, to += per_vector) {
+    if constexpr (kOut == 4) {
+      C::Vectors(k, to, nt, hn::Load(dw, words), hn::Load(dw, words + N),
+                 hn::Load(dw, words + 2 * N), hn::Load(dw, words + 3 * N));
+    } else {
+      C::Vectors(k, to, nt, hn::Load(dw, words), hn::Load(dw, words + N));
+    }
+  }
+}
+
+// Vectors of Philox blocks [block, block + n nb) converted to `to`; `nt`:
+// non-temporal stores straight from registers (`to` aligned to the vector
+// size; a template parameter, so that the stores' choice is made once per
+// run, not once per store). Rounds (UniformRun, LastRound): 0 and 1 from uniform counter words,
+// computed once per run, 9 fused with the transpose that hands the words in
+// stream order to C::Vectors (C::kFromBlocks: round 9 plain, the state's
+// order to C::Blocks). Groups of kBatches vectors and single ones for the
+// rest: two instantiations of the converter's vector code per kind and
+// target, not one per group size. Out of line, so that GenerateConverted's
+// four uses share one copy: the conversions make the kernel units the
+// build's longest compiles, and a call per run costs nothing measurable.
+template <class C, bool nt, class K>
+HWY_NOINLINE void ConvertRun(const detail::KernelArgs& s, const K& constants, uint64_t block,
+                             uint64_t n, typename C::Type* to) {
+  using T = typename C::Type;
+  // A copy the stores cannot alias (as GenerateConverted's params): through
+  // the reference, every float store made the compiler reload them.
+  const K k = constants;
+  constexpr uint64_t kPerBlock = 4 / C::kWords;  // elements
+  static_assert(kOut % C::kGroup == 0, "a batch holds whole converter groups");
+  const size_t nb = BlocksPerVector();
+  const uint64_t per_vector = nb * kPerBlock;  // elements per state vector
+  while (n != 0) {
+    const Counter128 c = s.start.Plus(block);
+    uint64_t m = std::min<uint64_t>(n, BlocksBeforeCarry(c) / nb);  // whole vectors
+    if (m == 0) {
+      CarryVector<C>(s, constants, block, to);
+      m = 1;
+    } else {
+      UniformRun run(c, s.keys);
+      VU64 even, odd;  // the run's products (UniformRun::Load)
+      run.Load(&even, &odd);
+      // Batch x's words in block order (LastRound with InPlace) to dst.
+      const auto convert = [&](Batch x, T * dst) __attribute__((always_inline)) {
+        if constexpr (kOut == 4) {
+          C::Vectors(k, dst, nt, WordOf(x, 0), WordOf(x, 1), WordOf(x, 2), WordOf(x, 3));
+        } else {
+          C::Vectors(k, dst, nt, WordOf(x, 0), WordOf(x, 1));
+        }
+      };
+      const auto batches = [&](auto group, uint64_t done) __attribute__((always_inline)) {
+        WithBatches<decltype(group)::value>([&](auto... x) __attribute__((always_inline)) {
+          run.Next<philox::kRounds - 1>(s.keys, &even, &odd, x...);
+          if constexpr (C::kFromBlocks) {
+            Round(s.keys.k0[philox::kRounds - 1], s.keys.k1[philox::kRounds - 1], x...);
+            ForEachBatch(
+                [&](Batch y, size_t b) __attribute__((always_inline)) {
+                  C::Blocks(k, y.x0, y.x1, y.x2, y.x3, to + (done + b) * per_vector, nt);
+                },
+                x...);
+          } else if constexpr (C::kAfterGroup) {
+            HWY_ALIGN uint32_t words[kBatches * kOut * hn::MaxLanes(DW())];
+            const size_t N = hn::Lanes(DW());
+            LastRound(
+                s.keys,
+                [&](Batch, size_t b, size_t i, VW t) __attribute__((always_inline)) {
+                  hn::Store(t, DW(), words + (b * kOut + i) * N);
+                },
+                x...);
+            ConvertBlockVectors<C>(constants, words, sizeof...(x), to + done * per_vector, nt);
+          } else {
+            LastRound(
+                s.keys,
+                [&](Batch y, size_t b, size_t i, VW t) __attribute__((always_inline)) {
+                  T* const dst = to + (done + b) * per_vector;
+                  if constexpr (C::kGroup == 1) {
+                    // Each vector as soon as it is made (as its words would
+                    // be stored): none waits in a register.
+                    C::Vectors(k, dst + i * (hn::Lanes(DW()) / C::kWords), nt, t);
+                  } else {
+                    InPlace()(y, b, i, t);
+                    if (i + 1 == kOut) convert(y, dst);
+                  }
+                },
+                x...);
+          }
+        });
+      };
+      uint64_t done = 0;
+      for (; done + kBatches <= m; done += kBatches) {
+        batches(std::integral_constant<size_t, kBatches>(), done);
+      }
+      for (; done < m; ++done) batches(std::integral_constant<size_t, 1>(), done);
+    }
+    block += m * nb;
+    to += m * per_vector;
+    n -= m;
+  }
+}
 #endif
 
 // Elements [first, first + count) of C into dst (GenerateFn), converted in
@@ -239,8 +357,6 @@ void GenerateConverted(const detail::KernelArgs& s, uint64_t first, uint64_t cou
 #else
   using T = typename C::Type;
   constexpr uint64_t kPerBlock = 4 / C::kWords;  // elements
-  constexpr size_t kOut = size_t{1} << kLog2LanesPerChunk;  // transposed vectors per batch
-  static_assert(kOut % C::kGroup == 0, "a batch holds whole converter groups");
   // A copy the stores cannot alias: through s.params, every float store
   // made the compiler reload the constants.
   const typename C::Params params = fill_params;
@@ -278,79 +394,13 @@ void GenerateConverted(const detail::KernelArgs& s, uint64_t first, uint64_t cou
   // Made once per call (C::WithConstants), not once per group of batches,
   // where they would add their operations to every group.
   C::WithConstants(params, [&](const auto& k) __attribute__((always_inline)) {
-    // Vectors [0, n) of the run converted to `to`; `nt`: non-temporal
-    // stores straight from registers (`to` aligned to the vector size).
-    // Rounds (UniformRun, LastRound): 0 and 1 from uniform counter words,
-    // computed once per run, 9 fused with the transpose that hands the words
-    // in stream order to C::Vectors (C::kFromBlocks: round 9 plain, the
-    // state's order to C::Blocks). Groups of kBatches vectors and single
-    // ones for the rest: two instantiations per kind and target, not one per
-    // group size (the conversions make the kernel units the build's longest
-    // compiles).
     const auto convert_run = [&](uint64_t n, T* to, bool nt) __attribute__((always_inline)) {
-      while (n != 0) {
-        const Counter128 c = s.start.Plus(block);
-        uint64_t m = std::min<uint64_t>(n, BlocksBeforeCarry(c) / nb);  // whole vectors
-        if (m == 0) {
-          CarryVector<C>(s, k, block, to);
-          m = 1;
-        } else {
-          UniformRun run(c, s.keys);
-          VU64 even, odd;  // the run's products (UniformRun::Load)
-          run.Load(&even, &odd);
-          // Batch x's words in block order (LastRound with InPlace) to dst.
-          const auto convert = [&](Batch x, T * dst) __attribute__((always_inline)) {
-            if constexpr (kOut == 4) {
-              C::Vectors(k, dst, nt, WordOf(x, 0), WordOf(x, 1), WordOf(x, 2), WordOf(x, 3));
-            } else {
-              C::Vectors(k, dst, nt, WordOf(x, 0), WordOf(x, 1));
-            }
-          };
-          const auto batches = [&](auto group, uint64_t done) __attribute__((always_inline)) {
-            WithBatches<decltype(group)::value>([&](auto... x) __attribute__((always_inline)) {
-              run.Next<philox::kRounds - 1>(s.keys, &even, &odd, x...);
-              if constexpr (C::kFromBlocks) {
-                Round(s.keys.k0[philox::kRounds - 1], s.keys.k1[philox::kRounds - 1], x...);
-                ForEachBatch(
-                    [&](Batch y, size_t b) __attribute__((always_inline)) {
-                      C::Blocks(k, y.x0, y.x1, y.x2, y.x3, to + (done + b) * per_vector, nt);
-                    },
-                    x...);
-              } else if constexpr (C::kAfterGroup) {
-                LastRound(s.keys, InPlace(), x...);
-                ForEachBatch(
-                    [&](Batch y, size_t b) __attribute__((always_inline)) {
-                      convert(y, to + (done + b) * per_vector);
-                    },
-                    x...);
-              } else {
-                LastRound(
-                    s.keys,
-                    [&](Batch y, size_t b, size_t i, VW t) __attribute__((always_inline)) {
-                      T* const dst = to + (done + b) * per_vector;
-                      if constexpr (C::kGroup == 1) {
-                        // Each vector as soon as it is made (as its words
-                        // would be stored): none waits in a register.
-                        C::Vectors(k, dst + i * (hn::Lanes(DW()) / C::kWords), nt, t);
-                      } else {
-                        InPlace()(y, b, i, t);
-                        if (i + 1 == kOut) convert(y, dst);
-                      }
-                    },
-                    x...);
-              }
-            });
-          };
-          uint64_t done = 0;
-          for (; done + kBatches <= m; done += kBatches) {
-            batches(std::integral_constant<size_t, kBatches>(), done);
-          }
-          for (; done < m; ++done) batches(std::integral_constant<size_t, 1>(), done);
-        }
-        block += m * nb;
-        to += m * per_vector;
-        n -= m;
+      if (nt) {
+        ConvertRun<C, true>(s, k, block, n, to);
+      } else {
+        ConvertRun<C, false>(s, k, block, n, to);
       }
+      block += n * nb;
     };
     if (!staged) {
       // Every non-temporal store is a whole vector (or a half or quarter of

@@ -14,6 +14,7 @@
 //           misaligned/<TARGET>/<distribution>-<dtype>/<byte offset>/threads:<T>   (BM_Misaligned)
 //           scaling/<hot|cold>/<bytes>/tasks:<auto|E>/threads:<T>   (BM_Scaling)
 //           stores/<TARGET>/<auto|regular|streaming>/<bytes>/threads:<T>   (BM_Fill)
+//           rows/<TARGET>/<distribution>-<dtype>/<rows>x<cols>-stride<S>/threads:<T>   (BM_Rows)
 // Rates are bytes of elements written per second (padding excluded), the same
 // measure `randtensor generate --repeat` prints.
 //
@@ -355,6 +356,38 @@ void BM_Replay(benchmark::State& state, std::string target, DistCase c, int64_t 
   if (!randtensor::SetTarget("auto").ok()) state.SkipWithError("SetTarget(\"auto\")");
 }
 
+// Short padded rows (issue 32): `rows` rows of `cols` elements, `stride`
+// elements apart, and the packed tensor of the same sizes, alternately, as
+// BM_Paired: "vs_packed" is the median ratio of their rates. Rows this short
+// are where per-row costs show (a run restarted per row, a partial vector
+// per row); the reported rate is the padded fill's, padding excluded.
+void BM_Rows(benchmark::State& state, std::string target, DistCase c, int64_t rows, int64_t cols,
+             int64_t stride, uint32_t threads) {
+  const int size = randtensor::ElementSize(c.dtype);
+  const int64_t sizes[2] = {rows, cols}, strides[2] = {stride, 1};
+  Buffer packed((static_cast<uint64_t>(rows * cols) * size + 3) / 4),
+      padded((static_cast<uint64_t>((rows - 1) * stride + cols) * size + 3) / 4);
+  if (packed.data() == nullptr || padded.data() == nullptr) {
+    return state.SkipWithError("out of memory");
+  }
+  if (!randtensor::SetTarget(target.c_str()).ok()) return state.SkipWithError("target");
+  TensorDesc descs[2];
+  for (TensorDesc& d : descs) d.rank = 2, d.sizes = sizes, d.dtype = c.dtype;
+  descs[1].strides = strides;
+  FillOptions options;
+  options.threads = threads;
+  options.distribution = c.dist;
+  Buffer* buffers[2] = {&packed, &padded};
+  PhiloxState s = PhiloxState::FromSeed(0x5eed);
+  TimePaired(state, static_cast<double>(rows * cols), static_cast<double>(rows * cols),
+             [&](int i) {
+               return randtensor::Fill(descs[i], buffers[i]->data(), buffers[i]->bytes(), s, &s,
+                                       options);
+             });
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * rows * cols * size);
+  if (!randtensor::SetTarget("auto").ok()) state.SkipWithError("SetTarget(\"auto\")");
+}
+
 // A distribution's fill into a buffer `offset` bytes past a 64-byte boundary
 // (NumPy's np.empty of a large array: glibc's mmap + 16) and the same fill
 // into a 64-byte aligned buffer, alternately, as BM_Paired: "vs_aligned" is
@@ -553,6 +586,20 @@ void RegisterAll() {
                                        BM_Replay, target, c, n, threads)
               ->UseManualTime();
         }
+      }
+    }
+    // Issue 32's short padded rows: 1024 x 256 with row stride 272.
+    const DistCase row_cases[] = {
+        {"bits-uint32", DataType::kUint32, randtensor::Distribution::Bits()},
+        {"uniform-float32", DataType::kFloat32, randtensor::Distribution::Uniform(0, 1)}};
+    for (const DistCase& c : row_cases) {
+      for (uint32_t threads : thread_counts) {
+        benchmark::RegisterBenchmark(("rows/" + target + "/" + c.name +
+                                      "/1024x256-stride272/threads:" + std::to_string(threads))
+                                         .c_str(),
+                                     BM_Rows, target, c, int64_t{1024}, int64_t{256}, int64_t{272},
+                                     threads)
+            ->UseManualTime();
       }
     }
     // Misaligned outputs (64 Mi elements): 16 bytes past a 64-byte boundary

@@ -9,8 +9,8 @@
 // How words reach a converter: GenerateConverted converts each batch of
 // Philox blocks in registers right after the rounds, once it is transposed
 // to stream order, and stores only the elements (converters with long math,
-// kAfterGroup, take a whole group's words from L1 instead); a run's last, partial
-// vector of blocks is converted whole into L1 and its first elements
+// kAfterGroup, take a whole group's words from L1 instead); a run's last,
+// partial vector of blocks is converted whole into L1 and its first elements
 // copied, and the few elements before its first block boundary go through a
 // fixed 4 KiB L1 chunk of words (GenerateChunked). Tests feed chosen words
 // through ConvertWords, the same vector code.
@@ -240,24 +240,11 @@ HWY_NOINLINE void ConvertBlockVectors(const K& constants, const uint32_t* words,
   }
 }
 
-// Vectors of Philox blocks [block, block + n nb) converted to `to`; `nt`:
-// non-temporal stores straight from registers (`to` aligned to the vector
-// size; a template parameter, so that the stores' choice is made once per
-// run, not once per store). Rounds (UniformRun, LastRound): 0 and 1 from uniform counter words,
-// computed once per run, 9 fused with the transpose that hands the words in
-// stream order to C::Vectors (C::kFromBlocks: round 9 plain, the state's
-// order to C::Blocks). Groups of kBatches vectors and single ones for the
-// rest: two instantiations of the converter's vector code per kind and
-// target, not one per group size. Out of line, so that GenerateConverted's
-// four uses share one copy: the conversions make the kernel units the
-// build's longest compiles, and a call per run costs nothing measurable.
+// ConvertRun's loop, with the converter's constants k.
 template <class C, bool nt, class K>
-HWY_NOINLINE void ConvertRun(const detail::KernelArgs& s, const K& constants, uint64_t block,
-                             uint64_t n, typename C::Type* to) {
+HWY_INLINE void ConvertRunWith(const detail::KernelArgs& s, const K& k, uint64_t block, uint64_t n,
+                               typename C::Type* to) {
   using T = typename C::Type;
-  // A copy the stores cannot alias (as GenerateConverted's params): through
-  // the reference, every float store made the compiler reload them.
-  const K k = constants;
   constexpr uint64_t kPerBlock = 4 / C::kWords;  // elements
   static_assert(kOut % C::kGroup == 0, "a batch holds whole converter groups");
   const size_t nb = BlocksPerVector();
@@ -266,7 +253,7 @@ HWY_NOINLINE void ConvertRun(const detail::KernelArgs& s, const K& constants, ui
     const Counter128 c = s.start.Plus(block);
     uint64_t m = std::min<uint64_t>(n, BlocksBeforeCarry(c) / nb);  // whole vectors
     if (m == 0) {
-      CarryVector<C>(s, constants, block, to);
+      CarryVector<C>(s, k, block, to);
       m = 1;
     } else {
       UniformRun run(c, s.keys);
@@ -299,7 +286,7 @@ HWY_NOINLINE void ConvertRun(const detail::KernelArgs& s, const K& constants, ui
                   hn::Store(t, DW(), words + (b * kOut + i) * N);
                 },
                 x...);
-            ConvertBlockVectors<C>(constants, words, sizeof...(x), to + done * per_vector, nt);
+            ConvertBlockVectors<C>(k, words, sizeof...(x), to + done * per_vector, nt);
           } else {
             LastRound(
                 s.keys,
@@ -328,6 +315,29 @@ HWY_NOINLINE void ConvertRun(const detail::KernelArgs& s, const K& constants, ui
     to += m * per_vector;
     n -= m;
   }
+}
+
+// Vectors of Philox blocks [block, block + n nb) converted to `to`; `nt`:
+// non-temporal stores straight from registers (`to` aligned to the vector
+// size; a template parameter, so that the stores' choice is made once per
+// run, not once per store). Rounds (UniformRun, LastRound): 0 and 1 from
+// uniform counter words, computed once per run, 9 fused with the transpose
+// that hands the words in stream order to C::Vectors (C::kFromBlocks: round
+// 9 plain, the state's order to C::Blocks). Groups of kBatches vectors and
+// single ones for the rest: two instantiations of the converter's vector
+// code per kind and target, not one per group size. Out of line, so that
+// GenerateConverted's four uses share one copy: the conversions make the
+// kernel units the build's longest compiles, and a call per run costs
+// nothing measurable. The converter's constants (C::WithConstants) are made
+// here, once per call, so that they are this function's locals, which the
+// stores cannot alias, and stay in registers.
+template <class C, bool nt>
+HWY_NOINLINE void ConvertRun(const detail::KernelArgs& s, const typename C::Params& fill_params,
+                             uint64_t block, uint64_t n, typename C::Type* to) {
+  const typename C::Params params = fill_params;  // as GenerateConverted's copy
+  C::WithConstants(params, [&](const auto& k) __attribute__((always_inline)) {
+    ConvertRunWith<C, nt>(s, k, block, n, to);
+  });
 }
 #endif
 
@@ -391,90 +401,86 @@ void GenerateConverted(const detail::KernelArgs& s, uint64_t first, uint64_t cou
       staged ? std::min<uint64_t>(count, (kPerBlock - first % kPerBlock) % kPerBlock) : 0;
   uint64_t vectors = (count - lead) / per_vector;
   uint64_t block = (first + lead) / kPerBlock;  // the next vector's first block
-  // Made once per call (C::WithConstants), not once per group of batches,
-  // where they would add their operations to every group.
-  C::WithConstants(params, [&](const auto& k) __attribute__((always_inline)) {
-    const auto convert_run = [&](uint64_t n, T* to, bool nt) __attribute__((always_inline)) {
-      if (nt) {
-        ConvertRun<C, true>(s, k, block, n, to);
-      } else {
-        ConvertRun<C, false>(s, k, block, n, to);
-      }
-      block += n * nb;
-    };
-    if (!staged) {
-      // Every non-temporal store is a whole vector (or a half or quarter of
-      // one) at a multiple of its own size from the aligned `out`.
-      convert_run(vectors, out, nontemporal);
-      out += vectors * per_vector;
-      count -= vectors * per_vector;
-      if (count != 0) {
-        // The last, partial vector of blocks: converted whole into the
-        // stage, its first elements copied (plainly, as the head). Any fill
-        // smaller than a vector of blocks (64 elements on AVX-512) comes
-        // here: one fused vector costs it less than the words through L1 and
-        // a second pass (GenerateChunked).
-        convert_run(1, reinterpret_cast<T*>(stage), false);
-        std::memcpy(out, stage, count * sizeof(T));
-      }
-      return;
+  const auto convert_run = [&](uint64_t n, T* to, bool nt) __attribute__((always_inline)) {
+    if (nt) {
+      ConvertRun<C, true>(s, params, block, n, to);
+    } else {
+      ConvertRun<C, false>(s, params, block, n, to);
     }
-    // The stream position and the address disagree (AlignedHead): elements
-    // are converted into the stage behind the bytes still owed from the last
-    // step, then stored non-temporally from it in whole vectors to aligned
-    // addresses; the leftover (less than a vector) waits for the next step,
-    // so no line is split between steps. A step is one group of kBatches
-    // vectors, as many stores as the aligned path issues at once, so the
-    // stores overlap the next rounds as they do there; a larger step keeps
-    // finished lines in L1 while the rounds run instead of storing them, and
-    // copying a whole stage out afterwards would read every byte twice and
-    // store the partial words of 1- and 2-byte types plainly in mid-run.
-    // Bytes of partial 4-byte words at the run's two ends are stored plainly
-    // by NonTemporalCopyBytes (neighbours share those words).
-    const hn::ScalableTag<uint8_t> d8;
-    const size_t V = hn::Lanes(d8);  // divides kVectorBytes
-    uint8_t* to = reinterpret_cast<uint8_t*>(out);
-    size_t owed = 0;  // bytes at stage[0, owed): not yet stored, due at `to`
-    const auto flush = [&](bool last) {
-      size_t done = (kVectorBytes - reinterpret_cast<uintptr_t>(to) % kVectorBytes) % kVectorBytes;
-      if (done > owed) {
-        if (!last) return;  // not yet up to the first aligned address
-        done = owed;
-      }
-      NonTemporalCopyBytes(stage, done, to);  // up to the first aligned address
-      for (; done + V <= owed; done += V) hn::Stream(hn::LoadU(d8, stage + done), d8, to + done);
-      if (last) {
-        NonTemporalCopyBytes(stage + done, owed - done, to + done);
-        done = owed;
-      }
-      std::memmove(stage, stage + done, owed - done);  // < kVectorBytes
-      to += done;
-      owed -= done;
-    };
-    if (lead != 0) {
-      GenerateChunked<C>(s, params, first, lead, stage);
-      owed = lead * sizeof(T);
-    }
-    first += lead + vectors * per_vector;
-    count -= lead + vectors * per_vector;
-    const uint64_t step = std::max<uint64_t>(
-        1, std::min<uint64_t>(kBatches, kConvertStageBytes / (per_vector * sizeof(T))));
-    while (vectors != 0) {
-      const uint64_t n = std::min(vectors, step);
-      convert_run(n, reinterpret_cast<T*>(stage + owed), false);  // owed: whole elements
-      owed += n * per_vector * sizeof(T);
-      flush(false);
-      vectors -= n;
-    }
-    // The run's last elements (fewer than a vector of blocks' worth): one
-    // vector converted whole behind them (the stage has room: owed is less
-    // than a vector), only they counted.
+    block += n * nb;
+  };
+  if (!staged) {
+    // Every non-temporal store is a whole vector (or a half or quarter of
+    // one) at a multiple of its own size from the aligned `out`.
+    convert_run(vectors, out, nontemporal);
+    out += vectors * per_vector;
+    count -= vectors * per_vector;
     if (count != 0) {
-      convert_run(1, reinterpret_cast<T*>(stage + owed), false);
-      owed += count * sizeof(T);
+      // The last, partial vector of blocks: converted whole into the
+      // stage, its first elements copied (plainly, as the head). Any fill
+      // smaller than a vector of blocks (64 elements on AVX-512) comes
+      // here: one fused vector costs it less than the words through L1 and
+      // a second pass (GenerateChunked).
+      convert_run(1, reinterpret_cast<T*>(stage), false);
+      std::memcpy(out, stage, count * sizeof(T));
     }
-    flush(true);
-  });
+    return;
+  }
+  // The stream position and the address disagree (AlignedHead): elements
+  // are converted into the stage behind the bytes still owed from the last
+  // step, then stored non-temporally from it in whole vectors to aligned
+  // addresses; the leftover (less than a vector) waits for the next step,
+  // so no line is split between steps. A step is one group of kBatches
+  // vectors, as many stores as the aligned path issues at once, so the
+  // stores overlap the next rounds as they do there; a larger step keeps
+  // finished lines in L1 while the rounds run instead of storing them, and
+  // copying a whole stage out afterwards would read every byte twice and
+  // store the partial words of 1- and 2-byte types plainly in mid-run.
+  // Bytes of partial 4-byte words at the run's two ends are stored plainly
+  // by NonTemporalCopyBytes (neighbours share those words).
+  const hn::ScalableTag<uint8_t> d8;
+  const size_t V = hn::Lanes(d8);  // divides kVectorBytes
+  uint8_t* to = reinterpret_cast<uint8_t*>(out);
+  size_t owed = 0;  // bytes at stage[0, owed): not yet stored, due at `to`
+  const auto flush = [&](bool last) {
+    size_t done = (kVectorBytes - reinterpret_cast<uintptr_t>(to) % kVectorBytes) % kVectorBytes;
+    if (done > owed) {
+      if (!last) return;  // not yet up to the first aligned address
+      done = owed;
+    }
+    NonTemporalCopyBytes(stage, done, to);  // up to the first aligned address
+    for (; done + V <= owed; done += V) hn::Stream(hn::LoadU(d8, stage + done), d8, to + done);
+    if (last) {
+      NonTemporalCopyBytes(stage + done, owed - done, to + done);
+      done = owed;
+    }
+    std::memmove(stage, stage + done, owed - done);  // < kVectorBytes
+    to += done;
+    owed -= done;
+  };
+  if (lead != 0) {
+    GenerateChunked<C>(s, params, first, lead, stage);
+    owed = lead * sizeof(T);
+  }
+  first += lead + vectors * per_vector;
+  count -= lead + vectors * per_vector;
+  const uint64_t step = std::max<uint64_t>(
+      1, std::min<uint64_t>(kBatches, kConvertStageBytes / (per_vector * sizeof(T))));
+  while (vectors != 0) {
+    const uint64_t n = std::min(vectors, step);
+    convert_run(n, reinterpret_cast<T*>(stage + owed), false);  // owed: whole elements
+    owed += n * per_vector * sizeof(T);
+    flush(false);
+    vectors -= n;
+  }
+  // The run's last elements (fewer than a vector of blocks' worth): one
+  // vector converted whole behind them (the stage has room: owed is less
+  // than a vector), only they counted.
+  if (count != 0) {
+    convert_run(1, reinterpret_cast<T*>(stage + owed), false);
+    owed += count * sizeof(T);
+  }
+  flush(true);
 #endif
 }
 

@@ -54,7 +54,7 @@ struct ConverterDefaults {
   // group of batches, from the group's words in L1, by one out-of-line loop
   // (run-inl.h, ConvertBlockVectors), not batch by batch inside the rounds,
   // where the other batches' live state would leave them too few registers
-  // and each group size would compile its own copy.
+  // and each batch of every group size would compile its own copy.
   static constexpr bool kAfterGroup = false;
   // Takes a vector of Philox blocks in the state's order (words 0-3 of
   // BlocksPerVector() blocks, one vector each) through Blocks(), round 9

@@ -18,6 +18,8 @@
 #   - with a host (x86) build of the CLI (--host-cli, default
 #     build-test/tools/randtensor when it exists), every kind the CLI writes,
 #     on every supported target, byte for byte against the host's output.
+# These runs are independent jobs, run `nproc` at a time;
+# the report is printed when all have finished, in a fixed order.
 #
 # Left out, because they re-execute their own program, which the kernel can
 # only do for an Arm program when binfmt_misc hands it to qemu (never in a
@@ -129,29 +131,112 @@ CLI_CASES=(
   "--sizes 70001 --dist bernoulli --p 0.3 --dtype uint8"
   "--sizes 50001 --dist integers --low -5 --high 1000003 --dtype int64"
 )
-cli_digest() {  # runner... -- case
-  local out="$build/cli.out" state
+cli_digest() {  # output-file runner... -- case
+  local out="$1" state
+  shift
   state="$("$@" --out "$out" 2>&1)" || { echo "FAILED($?): $state"; return; }
   echo "$(sha256sum < "$out" | cut -c1-16) ${state//$'\n'/ }"
 }
-declare -A host_digest
+
+# The emulated runs are independent jobs, run $jobs at a time (xargs -P); each
+# writes its own log and its lines of the report into $jobdir, and the report
+# is printed afterwards in the fixed order below (CPU by CPU: the programs,
+# the other ctest tests, then each target).
+jobdir="$build/arm64-jobs"
+rm -rf "$jobdir"
+mkdir -p "$jobdir"
+printf '%s\n' "${CLI_CASES[@]}" > "$jobdir/cli_cases"
+printf '%s\n' "${other_tests[@]}" > "$jobdir/other_tests"
 if [ -n "$host_cli" ]; then
   for c in "${CLI_CASES[@]}"; do
     # shellcheck disable=SC2086
-    host_digest["$c"]="$(cli_digest "$host_cli" generate $c)"
-  done
+    cli_digest "$build/cli.out" "$host_cli" generate $c
+  done > "$jobdir/cli_host"
 else
   echo "arm64-test: no host CLI (build-test/tools/randtensor or --host-cli): outputs are not compared with x86's"
 fi
 
-failed=()
-for cpu in "${CPUS[@]}"; do
+# One job: $jobdir/N.spec holds its CPU, kind (program, ctest or target) and
+# argument; it writes N.txt (its report lines), N.fail (one line per failure)
+# and N.done (written last: a job without it did not finish, which fails).
+run_job() {  # N
+  local n="$1" cpu kind arg tag out t0=$SECONDS
+  { read -r cpu; read -r kind; read -r arg; } < "$jobdir/$n.spec"
   export QEMU_CPU="$cpu"
-  t0=$SECONDS
+  tag="${cpu//[,=]/_}"
+  out="$jobdir/$n"
+  : > "$out.fail"
+  case "$kind" in
+    program)
+      local name log
+      name="$(basename "$arg")"
+      log="$build/$name.$tag.log"
+      # shellcheck disable=SC2086
+      if (cd "$(dirname "$arg")" &&
+          $qemu_cmd "$arg" ${REEXEC_TESTS:+--gtest_filter="-$REEXEC_TESTS"}) > "$log" 2>&1; then
+        echo "   ok   $name ($(grep -E '^\[  PASSED  \]' "$log" | sed 's/.*\] //'), $((SECONDS - t0)) s)"
+      else
+        echo "   FAIL $name: $log"
+        grep -E '^\[  FAILED  \] .*[^)]$|^not ok' "$log" | sort -u | head -20 | sed 's/^/        /'
+        echo "$cpu $name" >> "$out.fail"
+      fi
+      ;;
+    ctest)
+      if ctest --test-dir "$build" --output-on-failure -R "$arg" > "$build/other.log" 2>&1; then
+        echo "   ok   ctest: $(paste -sd' ' "$jobdir/other_tests") ($((SECONDS - t0)) s)"
+      else
+        echo "   FAIL ctest: $build/other.log"
+        echo "$cpu ctest" >> "$out.fail"
+      fi
+      ;;
+    target)
+      # The environment variable path, and the CLI's bytes against the host's.
+      local log="$build/env_target.$tag.$arg.log" result same=0 i=0 c got
+      if RANDTENSOR_TARGET="$arg" $qemu_cmd "$build/tests/randtensor_env_target_test" \
+           --expect-active="$arg" > "$log" 2>&1; then
+        result="forced ok"
+      else
+        result="FORCING FAILED"
+        echo "$cpu RANDTENSOR_TARGET=$arg" >> "$out.fail"
+        head -20 "$log" | sed 's/^/        /'
+      fi
+      if [ -f "$jobdir/cli_host" ]; then
+        while IFS= read -r c; do
+          i=$((i + 1))
+          # shellcheck disable=SC2086
+          got="$(cli_digest "$jobdir/$n.cli.out" $qemu_cmd "$build/tools/randtensor" generate --target "$arg" $c)"
+          if [ "$got" = "$(sed -n "${i}p" "$jobdir/cli_host")" ]; then
+            same=$((same + 1))
+          else
+            echo "   FAIL $arg: randtensor generate $c"
+            echo "        x86: $(sed -n "${i}p" "$jobdir/cli_host")"; echo "        arm: $got"
+            echo "$cpu $arg generate $c" >> "$out.fail"
+          fi
+        done < "$jobdir/cli_cases"
+        rm -f "$jobdir/$n.cli.out"
+        result="$result, $same/$i CLI outputs equal to x86's"
+      fi
+      echo "   $arg: $result ($((SECONDS - t0)) s)"
+      ;;
+  esac > "$out.txt" 2>&1
+  echo "$((SECONDS - t0))" > "$out.done"
+}
+
+# The job list, in report order. The CPU settings' vector lengths and target
+# lists come first (short runs, one after another).
+jobs_total=0
+add_job() {  # cpu kind arg
+  printf '%s\n' "$@" > "$jobdir/$jobs_total.spec"
+  jobs_total=$((jobs_total + 1))
+}
+cpu_first=() cpu_end=() header=()
+for ci in "${!CPUS[@]}"; do
+  cpu="${CPUS[$ci]}"
+  export QEMU_CPU="$cpu"
   vl="$("${qemu[@]}" "$build/sve_vl")"
   targets="$("${qemu[@]}" "$build/tools/randtensor" targets)"
-  echo "== -cpu $cpu: SVE vector length $vl bits; randtensor targets:"
-  sed 's/^/     /' <<< "$targets"
+  header[ci]="$(echo "== -cpu $cpu: SVE vector length $vl bits; randtensor targets:"; sed 's/^/     /' <<< "$targets")"
+  cpu_first[ci]=$jobs_total
   for program in "${gtest_programs[@]}"; do
     name="$(basename "$program")"
     if [ "$full" = 0 ] && [ "$cpu" != "max,sve=off" ] && ! [[ "$name" =~ $SVE_PROGRAMS ]]; then
@@ -160,52 +245,42 @@ for cpu in "${CPUS[@]}"; do
     if [ "$full" = 0 ] && [[ "$cpu" == *sve2048* ]] && ! [[ "$name" =~ $SVE2048_PROGRAMS ]]; then
       continue
     fi
-    log="$build/$name.${cpu//[,=]/_}.log"
-    if (cd "$(dirname "$program")" &&
-        "${qemu[@]}" "$program" ${REEXEC_TESTS:+--gtest_filter="-$REEXEC_TESTS"}) > "$log" 2>&1; then
-      echo "   ok   $name ($(grep -E '^\[  PASSED  \]' "$log" | sed 's/.*\] //' || true))"
-    else
-      echo "   FAIL $name: $log"
-      # (|| true: head closing the pipe early must not end the script)
-      grep -E '^\[  FAILED  \] .*[^)]$|^not ok' "$log" | sort -u | head -20 | sed 's/^/        /' || true
-      failed+=("$cpu $name")
-    fi
+    add_job "$cpu" program "$program"
   done
   if [ "$cpu" = "max,sve=off" ] || [ "$full" = 1 ]; then
-    if ! ctest --test-dir "$build" --output-on-failure -R "^($(IFS='|'; echo "${other_tests[*]//./\\.}"))\$" > "$build/other.log" 2>&1; then
-      echo "   FAIL ctest ${other_tests[*]}: $build/other.log"; failed+=("$cpu ctest")
-    else
-      echo "   ok   ctest: ${other_tests[*]}"
-    fi
+    add_job "$cpu" ctest "^($(IFS='|'; echo "${other_tests[*]//./\\.}"))\$"
   fi
-  # Every supported target, forced by name: the environment variable path,
-  # and the CLI's bytes against the host's.
   for target in $(awk '$2 == "supported" { print $1 }' <<< "$targets"); do
-    if RANDTENSOR_TARGET="$target" "${qemu[@]}" "$build/tests/randtensor_env_target_test" \
-         --expect-active="$target" > "$build/env_target.log" 2>&1; then
-      result="forced ok"
-    else
-      result="FORCING FAILED"; failed+=("$cpu RANDTENSOR_TARGET=$target")
-      head -20 "$build/env_target.log" | sed 's/^/        /'
-    fi
-    if [ -n "$host_cli" ]; then
-      same=0
-      for c in "${CLI_CASES[@]}"; do
-        # shellcheck disable=SC2086
-        got="$(cli_digest "${qemu[@]}" "$build/tools/randtensor" generate --target "$target" $c)"
-        if [ "$got" = "${host_digest[$c]}" ]; then
-          same=$((same + 1))
-        else
-          echo "   FAIL $target: randtensor generate $c"
-          echo "        x86: ${host_digest[$c]}"; echo "        arm: $got"
-          failed+=("$cpu $target generate $c")
-        fi
-      done
-      result="$result, $same/${#CLI_CASES[@]} CLI outputs equal to x86's"
-    fi
-    echo "   $target: $result"
+    add_job "$cpu" target "$target"
   done
-  echo "   ($((SECONDS - t0)) s)"
+  cpu_end[ci]=$jobs_total
+done
+unset QEMU_CPU
+
+# The test programs start first (the long jobs), then the rest.
+t0=$SECONDS
+export build jobdir REEXEC_TESTS qemu_cmd="${qemu[*]}"
+export -f run_job cli_digest
+for kind in program ctest target; do
+  for ((n = 0; n < jobs_total; n++)); do
+    if [ "$(sed -n 2p "$jobdir/$n.spec")" = "$kind" ]; then echo "$n"; fi
+  done
+done | xargs -n 1 -P "$jobs" bash -c 'run_job "$1"' run_job || true
+echo "arm64-test: $jobs_total emulated jobs, $jobs at a time: $((SECONDS - t0)) s"
+
+failed=()
+for ci in "${!CPUS[@]}"; do
+  echo "${header[ci]}"
+  for ((n = cpu_first[ci]; n < cpu_end[ci]; n++)); do
+    cat "$jobdir/$n.txt" 2>/dev/null || true
+    if [ -f "$jobdir/$n.done" ]; then
+      mapfile -t job_failed < "$jobdir/$n.fail"
+      failed+=("${job_failed[@]}")
+    else
+      echo "   FAIL job $n ($(paste -sd' ' "$jobdir/$n.spec")) did not finish"
+      failed+=("${CPUS[$ci]} job $n did not finish")
+    fi
+  done
 done
 
 echo "arm64-test: $((SECONDS - start)) s in all"

@@ -55,6 +55,7 @@ detail::GenerateKernels KernelsOf() {
   }
 #endif
   if constexpr (replay::HasReplayRows<C>()) k.replay_rows = replay::ReplayRows<C>;
+  k.rows = convert::GenerateRows<C>;
   return k;
 }
 

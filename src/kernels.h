@@ -53,6 +53,16 @@ struct KernelArgs {
 using GenerateFn = void (*)(const KernelArgs& args, uint64_t first, uint64_t count, void* dst,
                             bool nontemporal);
 
+// Rows: `rows` runs of `row` elements, consecutive in the stream from
+// element `first`; run r goes to dst + r * row_stride elements (the
+// writer's short rows, generated as one run so that no row restarts it).
+// Where the target cannot place these rows straight from registers (rows
+// that are not whole vectors of Philox blocks from a block boundary;
+// non-temporal rows not vector-aligned; the scalar target) it writes
+// nothing and returns false. The caller fences non-temporal stores.
+using GenerateRowsFn = bool (*)(const KernelArgs& args, uint64_t first, uint64_t row,
+                                uint64_t rows, void* dst, int64_t row_stride, bool nontemporal);
+
 // Columns: for m < rows and l < cols, element first + m * step + l goes to
 // element l * stride_l + m of dst (NHWC, column-major: M has stride 1),
 // generated straight into place. Only where the table entry declares it
@@ -97,6 +107,7 @@ struct GenerateKernels {
   // Replay rows; nullptr for kinds that are not one word per element, each
   // on its own (normals pair words): those convert thread-major blocks.
   ReplayRowsFn replay_rows = nullptr;
+  GenerateRowsFn rows = nullptr;
 };
 
 // Whether `columns` takes this shape: whole Philox blocks per run, whole

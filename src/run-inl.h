@@ -217,7 +217,7 @@ HWY_NOINLINE void CarryVector(const detail::KernelArgs& s, const K& k, uint64_t 
 
 // n vectors of Philox blocks' words in stream order at `words` (kOut word
 // vectors each, as LastRound hands them over) converted to `to`, one vector
-// of blocks after another: for the converters with long math
+// of blocks after another (vector b to to[b]): for the converters with long math
 // (C::kAfterGroup), whose vector code is then compiled once per kind and
 // target, in a loop, instead of once per batch of every group size (the
 // units' longest compiles). The words wait in L1, as they would in spilled
@@ -225,25 +225,44 @@ HWY_NOINLINE void CarryVector(const detail::KernelArgs& s, const K& k, uint64_t 
 constexpr size_t kOut = size_t{1} << kLog2LanesPerChunk;  // word vectors per vector of blocks
 template <class C, class K>
 HWY_NOINLINE void ConvertBlockVectors(const K& constants, const uint32_t* words, size_t n,
-                                      typename C::Type* to, bool nt) {
-  const K k = constants;  // as in ConvertRun
+                                      typename C::Type* const* to, bool nt) {
+  const K k = constants;  // as in ConvertTyped
   const DW dw;
   const size_t N = hn::Lanes(dw);
-  const uint64_t per_vector = BlocksPerVector() * (4 / C::kWords);  // elements
-  for (size_t b = 0; b < n; ++b, words += kOut * N, to += per_vector) {
+  for (size_t b = 0; b < n; ++b, words += kOut * N) {
     if constexpr (kOut == 4) {
-      C::Vectors(k, to, nt, hn::Load(dw, words), hn::Load(dw, words + N),
+      C::Vectors(k, to[b], nt, hn::Load(dw, words), hn::Load(dw, words + N),
                  hn::Load(dw, words + 2 * N), hn::Load(dw, words + 3 * N));
     } else {
-      C::Vectors(k, to, nt, hn::Load(dw, words), hn::Load(dw, words + N));
+      C::Vectors(k, to[b], nt, hn::Load(dw, words), hn::Load(dw, words + N));
     }
   }
 }
 
+// Where a run's vectors of blocks go: one after another from `row`, or in
+// rows of `per_row` vectors whose starts lie `row_step` elements apart (the
+// writer's short rows: GenerateRows), so that a group of vectors in flight
+// spans row boundaries instead of each row starting its own run.
+template <typename T>
+struct VectorPlaces {
+  T* row;
+  uint64_t per_row = ~uint64_t{0};  // vectors per row (the default: one row)
+  ptrdiff_t row_step = 0;           // elements from one row's start to the next's
+  uint64_t slot = 0;                // the next vector's index in its row
+  // The next vector's address (per_vector: elements per vector of blocks).
+  HWY_INLINE T* Next(uint64_t per_vector) {
+    if (slot == per_row) {
+      row += row_step;
+      slot = 0;
+    }
+    return row + per_vector * slot++;
+  }
+};
+
 // ConvertRun's loop, with the converter's constants k.
 template <class C, bool nt, class K>
 HWY_INLINE void ConvertRunWith(const detail::KernelArgs& s, const K& k, uint64_t block, uint64_t n,
-                               typename C::Type* to) {
+                               VectorPlaces<typename C::Type>& to) {
   using T = typename C::Type;
   constexpr uint64_t kPerBlock = 4 / C::kWords;  // elements
   static_assert(kOut % C::kGroup == 0, "a batch holds whole converter groups");
@@ -253,7 +272,7 @@ HWY_INLINE void ConvertRunWith(const detail::KernelArgs& s, const K& k, uint64_t
     const Counter128 c = s.start.Plus(block);
     uint64_t m = std::min<uint64_t>(n, BlocksBeforeCarry(c) / nb);  // whole vectors
     if (m == 0) {
-      CarryVector<C>(s, k, block, to);
+      CarryVector<C>(s, k, block, to.Next(per_vector));
       m = 1;
     } else {
       UniformRun run(c, s.keys);
@@ -267,14 +286,16 @@ HWY_INLINE void ConvertRunWith(const detail::KernelArgs& s, const K& k, uint64_t
           C::Vectors(k, dst, nt, WordOf(x, 0), WordOf(x, 1));
         }
       };
-      const auto batches = [&](auto group, uint64_t done) __attribute__((always_inline)) {
+      const auto batches = [&](auto group) __attribute__((always_inline)) {
+        T* place[decltype(group)::value];
+        for (T*& p : place) p = to.Next(per_vector);
         WithBatches<decltype(group)::value>([&](auto... x) __attribute__((always_inline)) {
           run.Next<philox::kRounds - 1>(s.keys, &even, &odd, x...);
           if constexpr (C::kFromBlocks) {
             Round(s.keys.k0[philox::kRounds - 1], s.keys.k1[philox::kRounds - 1], x...);
             ForEachBatch(
                 [&](Batch y, size_t b) __attribute__((always_inline)) {
-                  C::Blocks(k, y.x0, y.x1, y.x2, y.x3, to + (done + b) * per_vector, nt);
+                  C::Blocks(k, y.x0, y.x1, y.x2, y.x3, place[b], nt);
                 },
                 x...);
           } else if constexpr (C::kAfterGroup) {
@@ -286,12 +307,12 @@ HWY_INLINE void ConvertRunWith(const detail::KernelArgs& s, const K& k, uint64_t
                   hn::Store(t, DW(), words + (b * kOut + i) * N);
                 },
                 x...);
-            ConvertBlockVectors<C>(k, words, sizeof...(x), to + done * per_vector, nt);
+            ConvertBlockVectors<C>(k, words, sizeof...(x), place, nt);
           } else {
             LastRound(
                 s.keys,
                 [&](Batch y, size_t b, size_t i, VW t) __attribute__((always_inline)) {
-                  T* const dst = to + (done + b) * per_vector;
+                  T* const dst = place[b];
                   if constexpr (C::kGroup == 1) {
                     // Each vector as soon as it is made (as its words would
                     // be stored): none waits in a register.
@@ -307,17 +328,17 @@ HWY_INLINE void ConvertRunWith(const detail::KernelArgs& s, const K& k, uint64_t
       };
       uint64_t done = 0;
       for (; done + kBatches <= m; done += kBatches) {
-        batches(std::integral_constant<size_t, kBatches>(), done);
+        batches(std::integral_constant<size_t, kBatches>());
       }
-      for (; done < m; ++done) batches(std::integral_constant<size_t, 1>(), done);
+      for (; done < m; ++done) batches(std::integral_constant<size_t, 1>());
     }
     block += m * nb;
-    to += m * per_vector;
     n -= m;
   }
 }
 
-// Vectors of Philox blocks [block, block + n nb) converted to `to`; `nt`:
+// Vectors of Philox blocks [block, block + n nb) converted to their places
+// `to` (one after another, or in rows: VectorPlaces); `nt`:
 // non-temporal stores straight from registers (`to` aligned to the vector
 // size; a template parameter, so that the stores' choice is made once per
 // run, not once per store). Rounds (UniformRun, LastRound): 0 and 1 from
@@ -333,7 +354,7 @@ HWY_INLINE void ConvertRunWith(const detail::KernelArgs& s, const K& k, uint64_t
 // stores cannot alias, and stay in registers.
 template <class C, bool nt>
 HWY_NOINLINE void ConvertRun(const detail::KernelArgs& s, const typename C::Params& fill_params,
-                             uint64_t block, uint64_t n, typename C::Type* to) {
+                             uint64_t block, uint64_t n, VectorPlaces<typename C::Type> to) {
   const typename C::Params params = fill_params;  // as GenerateConverted's copy
   C::WithConstants(params, [&](const auto& k) __attribute__((always_inline)) {
     ConvertRunWith<C, nt>(s, k, block, n, to);
@@ -403,9 +424,9 @@ void GenerateConverted(const detail::KernelArgs& s, uint64_t first, uint64_t cou
   uint64_t block = (first + lead) / kPerBlock;  // the next vector's first block
   const auto convert_run = [&](uint64_t n, T* to, bool nt) __attribute__((always_inline)) {
     if (nt) {
-      ConvertRun<C, true>(s, params, block, n, to);
+      ConvertRun<C, true>(s, params, block, n, VectorPlaces<T>{to});
     } else {
-      ConvertRun<C, false>(s, params, block, n, to);
+      ConvertRun<C, false>(s, params, block, n, VectorPlaces<T>{to});
     }
     block += n * nb;
   };
@@ -481,6 +502,45 @@ void GenerateConverted(const detail::KernelArgs& s, uint64_t first, uint64_t cou
     owed += count * sizeof(T);
   }
   flush(true);
+#endif
+}
+
+// Rows (GenerateRowsFn): `rows` runs of `row` elements, consecutive in the
+// stream from `first`, run r at dst + r * row_stride elements, as one run
+// of vectors of blocks (ConvertRun with VectorPlaces), so that short rows
+// keep a whole group of vectors in flight. Only where every row is whole
+// vectors of blocks from a block boundary, and, non-temporal, every row
+// vector-aligned; otherwise it writes nothing and returns false.
+template <class C>
+bool GenerateRows(const detail::KernelArgs& s, uint64_t first, uint64_t row, uint64_t rows,
+                  void* dst, int64_t row_stride, bool nontemporal) {
+#if HWY_TARGET == HWY_SCALAR
+  (void)s, (void)first, (void)row, (void)rows, (void)dst, (void)row_stride, (void)nontemporal;
+  return false;
+#else
+  const typename C::Params& params = detail::ParamsOf<typename C::Params>(s.params);
+  if constexpr (!std::is_void<typename C::Variant>::value) {
+    if (C::UseVariant(params)) {
+      return GenerateRows<typename C::Variant>(s, first, row, rows, dst, row_stride, nontemporal);
+    }
+  }
+  using T = typename C::Type;
+  constexpr uint64_t kPerBlock = 4 / C::kWords;
+  const uint64_t per_vector = BlocksPerVector() * kPerBlock;
+  if (first % kPerBlock != 0 || row % per_vector != 0 || row == 0) return false;
+  if (nontemporal && (reinterpret_cast<uintptr_t>(dst) % kVectorBytes != 0 ||
+                      static_cast<uint64_t>(row_stride) * sizeof(T) % kVectorBytes != 0)) {
+    return false;
+  }
+  const VectorPlaces<T> places{static_cast<T*>(dst), row / per_vector,
+                               static_cast<ptrdiff_t>(row_stride)};
+  const uint64_t vectors = rows * (row / per_vector);
+  if (nontemporal) {
+    ConvertRun<C, true>(s, params, first / kPerBlock, vectors, places);
+  } else {
+    ConvertRun<C, false>(s, params, first / kPerBlock, vectors, places);
+  }
+  return true;
 #endif
 }
 

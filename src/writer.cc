@@ -4,7 +4,10 @@
 //
 // - Rows (innermost stride 1: packed, padded rows). Long rows are generated
 //   straight into the output by the contiguous kernel, with non-temporal stores
-//   when the output is larger than the cache. Shorter rows would pay the
+//   when the output is larger than the cache; padded rows that are whole
+//   vectors of Philox blocks go several rows per call (the kernels' `rows`),
+//   since a call per row would restart the run with too few vectors in
+//   flight to hide the multiplier latency. Shorter rows would pay the
 //   kernel's per-call cost and a partial vector per row, so a chunk spanning
 //   many rows is generated into an L1 staging buffer and copied out row by
 //   row (streamed where the output is).
@@ -137,6 +140,22 @@ class RowCursor {
   int64_t offset() const { return pos_; }
   uint64_t stream() const { return stream_; }
   uint64_t row_left() const { return static_cast<uint64_t>(L_.sizes[inner_] - idx_[inner_]); }
+  // At a row's start: the rows from this one to the end of the dimension
+  // just outside the rows (a run of rows one memory step apart).
+  uint64_t rows_left() const {
+    return inner_ == 0 ? 1 : static_cast<uint64_t>(L_.sizes[inner_ - 1] - idx_[inner_ - 1]);
+  }
+
+  // At a row's start: moves k whole rows on (0 < k <= rows_left()).
+  void AdvanceRows(uint64_t k) {
+    if (k > 1) {
+      const int64_t step = static_cast<int64_t>(k - 1);
+      idx_[inner_ - 1] += step;
+      pos_ += step * L_.strides[inner_ - 1];
+      stream_ += (k - 1) * L_.stream_strides[inner_ - 1];
+    }
+    Advance(row_left());
+  }
 
   // Moves n elements on (n <= row_left()), to the next row's start when the
   // row ends.
@@ -169,12 +188,34 @@ class RowCursor {
   uint64_t stream_ = 0;
 };
 
-// Rows generated in place, one kernel call per row (the innermost dimension
-// has stride 1 in memory and in the stream).
+// Rows generated in place (the innermost dimension has stride 1 in memory
+// and in the stream). Whole rows that follow each other in the stream and
+// lie one memory step apart go to the kernel's `rows` in one call, so that
+// short rows keep a whole group of vectors in flight; the kernel declines
+// rows it cannot place whole (GenerateRowsFn), which then take one
+// `contiguous` call each, as do partial rows at a task's ends.
 void WriteRows(const Job& job, uint64_t begin, uint64_t end) {
-  RowCursor cur(*job.layout, begin);
+  const Layout& L = *job.layout;
+  RowCursor cur(L, begin);
   const uint64_t base = job.plan->stream_base;
+  const uint64_t row = static_cast<uint64_t>(L.sizes[L.rank - 1]);
+  // Rows one stream row apart (a whole tensor's padded rows), with the
+  // kernel's placement, until it declines.
+  bool try_rows = job.generate->rows != nullptr && L.rank >= 2 &&
+                  L.stream_strides[L.rank - 2] == row;
   for (uint64_t e = begin; e < end;) {
+    if (try_rows && cur.row_left() == row) {
+      const uint64_t k = std::min(cur.rows_left(), (end - e) / row);
+      if (k > 1) {
+        if (job.generate->rows(job.args, base + cur.stream(), row, k, job.At(cur.offset()),
+                               L.strides[L.rank - 2], job.nontemporal)) {
+          e += k * row;
+          if (e < end) cur.AdvanceRows(k);
+          continue;
+        }
+        try_rows = false;
+      }
+    }
     const uint64_t len = std::min(cur.row_left(), end - e);
     job.Generate(base + cur.stream(), len, job.At(cur.offset()), job.nontemporal);
     e += len;

@@ -31,8 +31,7 @@ RESULTS = os.path.join(HERE, "results")
 # (glob of randtensor_bench JSON files, one per run; panel title). A file of
 # aggregates (--benchmark_repetitions) counts as one run, read at its median.
 THREAD_RUNS = [
-    ("vm/threads.json",
-     "VM: 2 vCPUs, AMD EPYC (Zen 4), quiet, code 39c1264"),
+    ("vm/threads-*.json", "VM: 2 vCPUs, AMD EPYC (Zen 4)"),
     ("xeon/threads-*.json", "Xeon: 16 vCPUs"),
 ]
 FRAMEWORKS_VM = "vm/frameworks.txt"

@@ -27,7 +27,7 @@ namespace HWY_NAMESPACE {
 namespace convert {
 
 // exp of float lanes, rounded once to float. Out of line: one copy per
-// target for the three float types (as unit_transform-inl.h's UnitValues).
+// target shared by the three float types.
 inline HWY_NOINLINE VF ExpOfFloats(VF x) {
   return math::InDoubleLanes(DF(), x, [](auto dd, auto xd) { return math::ExpD(dd, xd); });
 }

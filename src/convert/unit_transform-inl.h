@@ -42,14 +42,6 @@ struct UnitTransformDefaults {
   }
 };
 
-// F of every lane of u (float lanes: the words' u32) in double lanes,
-// rounded once to float.
-template <class F, class K>
-HWY_INLINE VF UnitValues(VF u, const K& k) {
-  return math::InDoubleLanes(DF(), F::Angle(u, k),
-                             [&](auto dd, auto v) { return F::Of(dd, v, k, false); });
-}
-
 // float32 (T float), float16 (T uint16_t) or bfloat16 (kBfloat16): one word
 // per element.
 template <class F, typename T, bool kBfloat16 = false>
@@ -68,7 +60,8 @@ struct UnitFloats : ConverterDefaults {
   // The function of every word's u32 as floats.
   template <class K>
   static HWY_INLINE VF Values(VW x, const K& k) {
-    return UnitValues<F>(UnitFloat(x), k);
+    return math::InDoubleLanes(DF(), F::Angle(UnitFloat(x), k),
+                               [&](auto dd, auto v) { return F::Of(dd, v, k, false); });
   }
 
   template <class K, class... W>

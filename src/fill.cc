@@ -578,7 +578,12 @@ Status PlanFill(const Layout& layout, GenerateKind kind, const KindParams& param
   }
   bool nontemporal = false;
   switch (options.stores) {
-    case StoreMode::kAuto: nontemporal = NonTemporalPays(layout.count * element_size); break;
+    case StoreMode::kAuto:
+      // The writer chooses where the output outgrows the caches; the
+      // threshold rule stands for the GPU-order replay.
+      nontemporal = LargerThanCaches(layout.count * element_size);
+      plan->choose_stores = nontemporal;
+      break;
     case StoreMode::kRegular: nontemporal = false; break;
     case StoreMode::kStreaming: nontemporal = true; break;
     default:

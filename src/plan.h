@@ -45,6 +45,7 @@ struct Plan {
   // How: the kernels of the active target and the resolved store mode.
   const KernelTable* kernels = nullptr;
   bool nontemporal = false;
+  bool choose_stores = false;  // kAuto, larger than the caches: the writer chooses
   uint32_t threads = 1;        // resolved: at least 1
   ParallelFor parallel_for;    // empty: the library's pool
   uint64_t task_elements = 0;  // FillOptions::task_elements

@@ -36,10 +36,12 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstring>
 
 #include <unistd.h>
 
+#include "src/store_choice.h"
 #include "src/thread_pool.h"
 
 namespace randtensor {
@@ -427,14 +429,14 @@ uint64_t PlanTiles(Job& job, uint32_t threads, uint64_t task_option) {
 
 }  // namespace
 
-// Streaming stores skip the caches: right for outputs larger than the last
-// level cache (the data would be evicted before use anyway, and regular
-// stores first read every line), wrong for outputs the consumer reads soon.
-// The L3 size the system reports, but at most 32 MiB: on chiplet CPUs and in
-// VMs it is the whole socket's (320 MiB on both hosts we measure), while one
-// core writes into its own slice; at 64 MiB regular stores measured 1.2-2x
-// slower than nontemporal ones for NHWC and column-major outputs.
-bool NonTemporalPays(uint64_t bytes) noexcept {
+// Streaming stores skip the caches: wrong for outputs the consumer reads
+// soon, and a candidate only for outputs larger than the last level cache
+// (evicted before use anyway; regular stores first read every line). Which
+// mode writes those faster, the host decides (store_choice.h). The L3 size
+// the system reports, but at most 32 MiB: on chiplet CPUs and in VMs it is
+// the whole socket's (320 MiB on both hosts we measure), while one core
+// writes into its own slice.
+bool LargerThanCaches(uint64_t bytes) noexcept {
   static const uint64_t threshold = [] {
     constexpr uint64_t kCap = uint64_t{32} << 20;
     const long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
@@ -467,19 +469,42 @@ void WriteTensor(const Plan& plan, const PhiloxState& state, FillInfo* info) noe
   }
   // Scattered elements are stored one at a time: never streamed.
   if (job.strategy == Strategy::kScattered) job.nontemporal = false;
+  // One packed run in one task (every packed fill up to kInlineElements):
+  // the kernel directly, without the task machinery, which a 16-element
+  // fill would otherwise spend most of its time in.
+  const bool one_run = layout.rank == 1 && job.strategy == Strategy::kRows &&
+                       plan.task_elements == 0 && WantedTasks(layout.count, plan.threads) == 1;
   uint64_t tasks = 1;
-  if (layout.rank == 1 && job.strategy == Strategy::kRows && plan.task_elements == 0 &&
-      WantedTasks(layout.count, plan.threads) == 1) {
-    // One packed run in one task (every packed fill up to kInlineElements):
-    // the kernel directly, without the task machinery, which a 16-element
-    // fill would otherwise spend most of its time in.
-    job.Generate(plan.stream_base, layout.count, plan.origin, job.nontemporal);
-    if (job.nontemporal) NonTemporalFence();
-  } else {
+  if (!one_run) {
     tasks = job.strategy == Strategy::kTransposed
                 ? PlanTiles(job, plan.threads, plan.task_elements)
                 : PlanRanges(job, layout.count, plan.threads, plan.task_elements);
+  }
+  // kAuto on an output larger than the caches: the mode this host wrote
+  // fastest, and this fill's rate recorded for the next (store_choice.h).
+  const bool choose = plan.choose_stores && job.strategy != Strategy::kScattered;
+  StoreKey key;
+  std::chrono::steady_clock::time_point start;
+  if (choose) {
+    key.threads = static_cast<uint32_t>(std::min<uint64_t>(plan.threads, tasks));
+    key.fresh = PageIsFresh(plan.origin);
+    key.tiles = job.strategy == Strategy::kTransposed;
+    job.nontemporal = HostStores().Streaming(key);
+    start = std::chrono::steady_clock::now();
+  }
+  if (one_run) {
+    job.Generate(plan.stream_base, layout.count, plan.origin, job.nontemporal);
+    if (job.nontemporal) NonTemporalFence();
+  } else {
     RunTasks(plan.parallel_for, static_cast<uint32_t>(tasks), plan.threads, RunTask, &job);
+  }
+  if (choose) {
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (seconds > 0) {
+      HostStores().Record(key, job.nontemporal,
+                          static_cast<double>(layout.count) * job.element_size / seconds);
+    }
   }
 
   info->target = plan.kernels->name;

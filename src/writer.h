@@ -18,9 +18,10 @@
 namespace randtensor {
 namespace detail {
 
-// Whether an output of this many bytes is better written with nontemporal
-// (non-temporal) stores: StoreMode::kAuto's rule.
-bool NonTemporalPays(uint64_t bytes) noexcept;
+// Whether an output of this many bytes is larger than the caches, where
+// StoreMode::kAuto lets the host choose the stores (store_choice.h); below,
+// kAuto uses regular stores.
+bool LargerThanCaches(uint64_t bytes) noexcept;
 
 // Writes every element of `plan` (validated, count > 0) and reports what was
 // done. Never fails: all checks happened before.

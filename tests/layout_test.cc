@@ -143,6 +143,31 @@ TEST(Layouts, StoreModeIsHonouredAndReported) {
   }
 }
 
+// kAuto on an output larger than the caches: the host's choice
+// (src/store_choice.h), streaming on the first fill of a key, regular on the
+// second; the same values either way. 37 threads: a key no other test uses
+// (the choice is per process).
+TEST(Layouts, AutoStoresTryBothModesOnLargeOutputs) {
+  const int64_t n = int64_t{40} << 18;  // 40 MiB of uint32
+  std::vector<uint32_t> out[2] = {std::vector<uint32_t>(n, 1), std::vector<uint32_t>(n, 2)};
+  randtensor::TensorDesc desc;
+  desc.dtype = randtensor::DataType::kUint32;
+  desc.rank = 1;
+  desc.sizes = &n;
+  for (int i = 0; i < 2; ++i) {
+    randtensor::FillInfo info;
+    randtensor::FillOptions options;
+    options.threads = 37;
+    options.info = &info;
+    const randtensor::Status status =
+        randtensor::Fill(desc, out[i].data(), n * 4, kState, nullptr, options);
+    ASSERT_TRUE(status.ok()) << status.message();
+    EXPECT_EQ(info.streaming, i == 0) << "fill " << i;
+  }
+  EXPECT_TRUE(out[0] == out[1]);
+  EXPECT_EQ(out[0][12345], rt_test::OracleValue(kState, 12345));
+}
+
 // ------------------------------------------------------------- ParallelFor hooks
 
 struct HookLog {

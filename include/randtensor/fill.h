@@ -64,8 +64,10 @@ struct TensorDesc {
   uint64_t byte_offset = 0;
 };
 
-// How stores reach memory. kAuto streams (non-temporal stores) when the output
-// is too large for the caches, and uses regular stores otherwise.
+// How stores reach memory. kAuto uses regular stores for outputs that fit
+// the caches; for larger ones, streaming (non-temporal) or regular stores,
+// whichever this host has written faster for this thread count (timed on
+// the process's first large fills, docs/api.md "Threads and stores").
 enum class StoreMode : int32_t { kAuto = 0, kRegular = 1, kStreaming = 2 };
 
 // What a fill did; filled in when FillOptions::info is set (an empty tensor

@@ -17,8 +17,15 @@ python=/usr/bin/python3
 # are not ours to leak-check.
 kernel_targets="-DHWY_DISABLED_TARGETS=6144"
 
+# RelWithDebInfo's -O2 with -g1 in place of -g: line tables and function
+# names (inlined frames included) are all a sanitizer's stack trace reads;
+# the variable and type information of -g made the instrumented kernel units
+# take 10-20% longer to compile (docs/trust.md, "What CI runs").
+debug_flags="-O2 -g1 -DNDEBUG"
+
 configure_and_build() {  # build-dir, flags, [target...] (default: all)
   cmake -S . -B "$1" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DCMAKE_C_FLAGS_RELWITHDEBINFO="$debug_flags" -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="$debug_flags" \
     -DCMAKE_C_FLAGS="$2 $kernel_targets" -DCMAKE_CXX_FLAGS="$2 $kernel_targets" \
     -DCMAKE_EXE_LINKER_FLAGS="$2" -DCMAKE_SHARED_LINKER_FLAGS="$2" \
     -DRANDTENSOR_BUILD_BENCHMARKS=OFF -DRANDTENSOR_BUILD_PYTHON=OFF \

@@ -13,6 +13,8 @@
 #   --save-corpus     merge the new interesting inputs back into fuzz/corpus/
 #                     (off by default: the repository's corpus stays as committed)
 #   --make-corpus     regenerate fuzz/corpus/ with the seed generator and exit
+#   --build-only      build the fuzzer and exit (CI builds it first, then
+#                     fuzzes beside the sanitizer builds: .ci/run)
 #   -- ARGS...        extra libFuzzer arguments
 #
 # The fuzzer runs over a copy of fuzz/corpus/ (and fuzz/corpus/regressions/)
@@ -31,6 +33,7 @@ workers=1
 keep=0
 save=0
 make_corpus=0
+build_only=0
 more=()
 extra=()
 while [ $# -gt 0 ]; do
@@ -42,8 +45,9 @@ while [ $# -gt 0 ]; do
     --keep) keep=1; shift;;
     --save-corpus) save=1; shift;;
     --make-corpus) make_corpus=1; shift;;
+    --build-only) build_only=1; shift;;
     --) shift; extra=("$@"); break;;
-    -h|--help) sed -n '2,24p' "$0"; exit 0;;
+    -h|--help) sed -n '2,25p' "$0"; exit 0;;
     *) seconds="$1"; shift;;
   esac
 done
@@ -68,6 +72,10 @@ fi
 if [ -z "$binary" ]; then
   build randtensor_fuzz
   binary="$build_dir/fuzz/randtensor_fuzz"
+fi
+if [ "$build_only" = 1 ]; then
+  echo "fuzz: built $binary"
+  exit 0
 fi
 
 work="$(mktemp -d "${TMPDIR:-/tmp}/randtensor-fuzz.XXXXXX")"

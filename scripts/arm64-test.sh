@@ -4,7 +4,11 @@
 # tests under qemu-aarch64-static on NEON and on SVE/SVE2 at several vector
 # lengths (docs/arm.md).
 #
-#   scripts/arm64-test.sh [--full] [--host-cli PATH] [build-dir]   (default build-arm-test)
+#   scripts/arm64-test.sh [--full] [--build-only] [--host-cli PATH] [build-dir]
+#                                                   (default build-arm-test)
+#
+# --build-only: the cross build alone (CI runs it while the x86 packages
+# install, and the emulated runs after scripts/test.sh has built the host CLI).
 #
 # On every emulated CPU:
 #   - the test programs (each once, all its tests in one process: starting a
@@ -30,10 +34,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-full=0 host_cli="" build=""
+full=0 build_only=0 host_cli="" build=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --full) full=1 ;;
+    --build-only) build_only=1 ;;
     --host-cli) host_cli="$2"; shift ;;
     -*) echo "arm64-test.sh: unknown option '$1'" >&2; exit 2 ;;
     *) build="$1" ;;
@@ -82,6 +87,7 @@ cmake -S . -B "$build" -DCMAKE_TOOLCHAIN_FILE=cmake/aarch64-linux-gnu.cmake \
   -DRANDTENSOR_BUILD_PYTHON=OFF -DRANDTENSOR_BUILD_STATS=OFF -DRANDTENSOR_BUILD_MPI=OFF > /dev/null
 cmake --build "$build" -j "$jobs"
 echo "arm64-test: cross build $((SECONDS - start)) s"
+[ "$build_only" = 0 ] || exit 0
 
 # The loader must match /lib/aarch64-linux-gnu's glibc (cmake/aarch64-linux-gnu.cmake).
 unset QEMU_LD_PREFIX

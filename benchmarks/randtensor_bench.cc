@@ -14,6 +14,7 @@
 //           misaligned/<TARGET>/<distribution>-<dtype>/<byte offset>/threads:<T>   (BM_Misaligned)
 //           scaling/<hot|cold>/<bytes>/tasks:<auto|E>/threads:<T>   (BM_Scaling)
 //           stores/<TARGET>/<auto|regular|streaming>/<bytes>/threads:<T>   (BM_Fill)
+//           stores/<TARGET>/auto-vs-best[-fresh]/<bytes>/threads:<T>   (BM_StoresPaired)
 //           rows/<TARGET>/<distribution>-<dtype>/<rows>x<cols>-stride<S>/threads:<T>   (BM_Rows)
 // Rates are bytes of elements written per second (padding excluded), the same
 // measure `randtensor generate --repeat` prints.
@@ -23,12 +24,14 @@
 
 #include <benchmark/benchmark.h>
 #include <omp.h>
+#include <sys/mman.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <thread>
 #include <utility>
@@ -230,6 +233,70 @@ void BM_Paired(benchmark::State& state, std::string target, std::string layout, 
                                        options);
              });
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * shapes[1].elements * 4);
+  if (!randtensor::SetTarget("auto").ok()) state.SkipWithError("SetTarget(\"auto\")");
+}
+
+// The automatic store mode against both fixed ones on the same host, fill
+// by fill: each iteration fills a packed uint32 tensor with kAuto, kRegular
+// and kStreaming (in an order that rotates with the iteration), and keeps
+// auto's rate over the better fixed mode's ("vs_best", median over the
+// iterations; "vs_regular", "vs_streaming" likewise), so that a host whose
+// speed drifts between runs still compares like with like. `fresh`: every
+// fill gets a newly mapped buffer (first touch included, as a program that
+// allocates its output sees it); else one pre-faulted buffer per mode. The
+// reported time is auto's. Auto's own first fills (its timing of each mode)
+// are part of what it costs, so they count.
+void BM_StoresPaired(benchmark::State& state, std::string target, uint64_t bytes,
+                     uint32_t threads, bool fresh) {
+  const int64_t n = static_cast<int64_t>(bytes / 4);
+  const randtensor::StoreMode modes[3] = {randtensor::StoreMode::kAuto,
+                                          randtensor::StoreMode::kRegular,
+                                          randtensor::StoreMode::kStreaming};
+  std::vector<std::unique_ptr<Buffer>> kept;
+  for (int m = 0; m < 3 && !fresh; ++m) {
+    kept.emplace_back(new Buffer(static_cast<uint64_t>(n)));
+    if (kept.back()->data() == nullptr) return state.SkipWithError("out of memory");
+  }
+  if (!randtensor::SetTarget(target.c_str()).ok()) return state.SkipWithError("target");
+  TensorDesc desc;
+  desc.dtype = DataType::kUint32;
+  desc.rank = 1;
+  desc.sizes = &n;
+  PhiloxState s = PhiloxState::FromSeed(0x5eed);
+  std::vector<double> ratios[3];  // auto over best, regular, streaming
+  uint64_t iteration = 0;
+  for (auto _ : state) {
+    double rate[3];
+    for (int k = 0; k < 3; ++k) {
+      const int m = static_cast<int>((iteration + k) % 3);
+      void* out = fresh ? mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
+                               MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+                        : kept[m]->data();
+      if (out == MAP_FAILED) return state.SkipWithError("mmap");
+      FillOptions options;
+      options.threads = threads;
+      options.stores = modes[m];
+      const auto start = std::chrono::steady_clock::now();
+      const Status status = randtensor::Fill(desc, out, bytes, s, &s, options);
+      benchmark::ClobberMemory();
+      const double seconds =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      if (fresh) munmap(out, bytes);
+      if (!status.ok()) return state.SkipWithError(status.message());
+      rate[m] = static_cast<double>(bytes) / seconds;
+      if (m == 0) state.SetIterationTime(seconds);
+    }
+    ratios[0].push_back(rate[0] / std::max(rate[1], rate[2]));
+    ratios[1].push_back(rate[0] / rate[1]);
+    ratios[2].push_back(rate[0] / rate[2]);
+    ++iteration;
+  }
+  const char* names[3] = {"vs_best", "vs_regular", "vs_streaming"};
+  for (int i = 0; i < 3; ++i) {
+    std::sort(ratios[i].begin(), ratios[i].end());
+    if (!ratios[i].empty()) state.counters[names[i]] = ratios[i][ratios[i].size() / 2];
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * n * 4);
   if (!randtensor::SetTarget("auto").ok()) state.SkipWithError("SetTarget(\"auto\")");
 }
 
@@ -623,6 +690,19 @@ void RegisterAll() {
         {"auto", randtensor::StoreMode::kAuto},
         {"regular", randtensor::StoreMode::kRegular},
         {"streaming", randtensor::StoreMode::kStreaming}};
+    for (uint64_t bytes : sizes) {
+      if (bytes < (uint64_t{64} << 20)) continue;  // kAuto's choice is for larger outputs
+      for (const bool fresh : {false, true}) {
+        for (uint32_t threads : thread_counts) {
+          benchmark::RegisterBenchmark(("stores/" + target + "/auto-vs-best" +
+                                        (fresh ? "-fresh/" : "/") + SizeName(bytes) +
+                                        "/threads:" + std::to_string(threads))
+                                           .c_str(),
+                                       BM_StoresPaired, target, bytes, threads, fresh)
+              ->UseManualTime();
+        }
+      }
+    }
     for (const auto& mode : modes) {
       for (uint64_t bytes : sizes) {
         if (bytes < (uint64_t{1} << 20)) continue;  // no streaming below the caches anyway

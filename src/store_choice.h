@@ -1,21 +1,22 @@
 // Streaming or regular stores for outputs larger than the caches
 // (StoreMode::kAuto): chosen from what this host did, not assumed.
 //
-// Which mode writes a large output faster depends on the CPU and on how many
-// threads write: on the Intel Xeon we measure streaming stores win at every
-// thread count (2.4x on 16 threads), on AMD Zen 4 regular stores win on one
-// thread and tie on two, on Zen 5 regular stores win by up to 1.7x
-// (benchmarks/RESULTS.md, "Store modes"). No rule from cache sizes or CPU
-// vendor holds on every host, so the writer times each large automatic fill
-// and records its rate here, under a key of what changes the answer: the
-// threads writing, whether the output's pages are fresh (first touch costs
-// the same in either mode, and would drown the difference), and rows or
-// transposed tiles. The next fill with that key takes the mode with the
-// better rate. Each mode is tried once first (streaming first). The other
-// mode is tried again every kRetryClose fills while the two rates are
-// within kClearGap of each other, and every kRetryClear fills once one is
-// clearly worse, so that a choice made from a noisy fill is revisited soon
-// while a much worse mode costs at most one fill in kRetryClear.
+// Which mode writes a large output faster depends on the CPU, on how many
+// threads write and on whether the output's pages are new: on the Intel Xeon
+// we measure, streaming stores win on mapped memory (1.2x on one thread, 2.2x
+// on 16) and regular stores on freshly mapped memory (1.1-1.3x); on AMD Zen 4
+// regular stores win on one thread and tie on two; on Zen 5 regular stores win
+// by up to 1.7x (benchmarks/RESULTS.md, "Store modes"). No rule from cache
+// sizes or CPU vendor holds on every host, so the writer times each large
+// automatic fill and records its rate here, under a key of what changes the
+// answer: the threads writing, whether the output's first page is fresh (not
+// yet mapped in), and rows or transposed tiles. The next fill with that key
+// takes the mode with the better rate. Each mode is tried once first
+// (streaming first). The other mode is tried again every kRetryClose fills
+// while the two rates are within kClearGap of each other, and every
+// kRetryClear fills once one is clearly worse, so that a choice made from a
+// noisy fill is revisited soon while a much worse mode costs at most one fill
+// in kRetryClear.
 //
 // Values never depend on the store mode: this changes only speed.
 #ifndef RANDTENSOR_SRC_STORE_CHOICE_H_

@@ -4,11 +4,12 @@
     scripts/arm64-opcount.py LIBRARY FUNCTION [VECTOR_BITS]
 
 Disassembles FUNCTION (a substring of its demangled name, e.g.
-"N_NEON::GenerateConverted<randtensor::N_NEON::convert::Bits") in LIBRARY
+"N_NEON::convert::ConvertRun<randtensor::N_NEON::convert::Bits, false>") in LIBRARY
 with aarch64-linux-gnu-objdump,
-takes the loop (a backward branch and the instructions it jumps over) that
-computes the most 32x32->64-bit products, and prints its instructions by
-mnemonic and per 16 blocks. VECTOR_BITS is the SVE vector length the count
+takes the loop (a backward branch and the instructions it jumps over) of at
+least two blocks that spends the fewest instructions per 32x32->64-bit
+product (the batch loop), and prints its instructions by mnemonic and per 16
+blocks. VECTOR_BITS is the SVE vector length the count
 is for (an SVE loop's instructions are the same at every length; the blocks
 they compute grow with it); NEON is 128.
 
@@ -66,10 +67,13 @@ def main():
             continue
         body = ins[index[int(m.group(1), 16)]:i + 1]
         p = sum(products(o, r, vl) for _, o, r in body)
-        if best is None or p > best[0]:
+        # The loop that computes blocks most cheaply: the batch loop, not an
+        # outer loop around it and the lone-vector tail (the run driver keeps
+        # both in one function), nor a one-vector tail loop.
+        if p >= 2 * PRODUCTS_PER_BLOCK and (best is None or len(body) / p < len(best[1]) / best[0]):
             best = (p, body)
-    if best is None or best[0] == 0:
-        sys.exit("no loop with multiplies in " + name)
+    if best is None:
+        sys.exit("no loop of two or more blocks in " + name)
     p, body = best
     blocks = p / PRODUCTS_PER_BLOCK
     ops = collections.Counter(o for _, o, _ in body)

@@ -55,11 +55,12 @@ using GenerateFn = void (*)(const KernelArgs& args, uint64_t first, uint64_t cou
 
 // Rows: `rows` runs of `row` elements, consecutive in the stream from
 // element `first`; run r goes to dst + r * row_stride elements (the
-// writer's short rows, generated as one run so that no row restarts it).
-// Where the target cannot place these rows straight from registers (rows
-// that are not whole vectors of Philox blocks from a block boundary;
-// non-temporal rows not vector-aligned; the scalar target) it writes
-// nothing and returns false. The caller fences non-temporal stores.
+// writer's padded rows, generated as one run so that no row restarts it;
+// vectors that cross a row end are placed through L1). Any rows with
+// regular stores; non-temporal stores only where every vector lies inside a
+// row, aligned (rows of whole vectors of Philox blocks from a block
+// boundary, vector-aligned): other non-temporal rows write nothing and
+// return false. The caller fences non-temporal stores.
 using GenerateRowsFn = bool (*)(const KernelArgs& args, uint64_t first, uint64_t row,
                                 uint64_t rows, void* dst, int64_t row_stride, bool nontemporal);
 

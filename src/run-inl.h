@@ -171,6 +171,41 @@ void GenerateChunked(const detail::KernelArgs& s, const typename C::Params& p, u
   });
 }
 
+// A cursor over rows of `row_len` elements whose starts lie `row_step`
+// elements apart (one endless row by default): the next element's row and
+// its index in that row.
+template <typename T>
+struct RowPlaces {
+  T* row;
+  uint64_t row_len;
+  ptrdiff_t row_step;
+  uint64_t col;  // < row_len
+
+  explicit RowPlaces(T* start, uint64_t len = ~uint64_t{0}, ptrdiff_t step = 0,
+                     uint64_t column = 0)
+      : row(start), row_len(len), row_step(step), col(column) {}
+  // Moves n elements on.
+  void Skip(uint64_t n) {
+    const uint64_t to = col + n;
+    row += static_cast<ptrdiff_t>(to / row_len) * row_step;
+    col = to % row_len;
+  }
+  // Copies n elements from `from` to the next places, row by row.
+  void Put(const T* from, uint64_t n) {
+    while (n != 0) {
+      const uint64_t k = std::min(n, row_len - col);
+      std::memcpy(row + col, from, k * sizeof(T));
+      from += k;
+      n -= k;
+      col += k;
+      if (col == row_len) {
+        row += row_step;
+        col = 0;
+      }
+    }
+  }
+};
+
 #if HWY_TARGET != HWY_SCALAR
 // No head makes the output vector-aligned at a Philox block boundary.
 constexpr uint64_t kNoAlignedHead = ~uint64_t{0};
@@ -239,28 +274,114 @@ HWY_NOINLINE void ConvertBlockVectors(const K& constants, const uint32_t* words,
   }
 }
 
+// Copies n bytes from `from`, readable a vector past n, to `to`, writing
+// no byte outside [to, to + n) (a neighbouring row or its padding may be
+// another thread's): whole vectors, then the rest through a masked store
+// where the target has one that writes nothing else (AVX-512), else in
+// words and bytes. No call: inside the run's loop a call would make the
+// compiler save and restore the Philox state's vector registers around it.
+HWY_INLINE void CopyPiece(const uint8_t* HWY_RESTRICT from, size_t n, uint8_t* HWY_RESTRICT to) {
+  const hn::ScalableTag<uint8_t> d8;
+  const size_t V = hn::Lanes(d8);
+  size_t i = 0;
+  for (; i + V <= n; i += V) hn::StoreU(hn::LoadU(d8, from + i), d8, to + i);
+#if RANDTENSOR_AVX512
+  if (i < n) hn::BlendedStore(hn::LoadU(d8, from + i), hn::FirstN(d8, n - i), d8, to + i);
+#else
+  const auto move = [&](auto word) __attribute__((always_inline)) {
+    std::memcpy(&word, from + i, sizeof(word));  // constant sizes: moves
+    std::memcpy(to + i, &word, sizeof(word));
+    i += sizeof(word);
+  };
+  while (i + 8 <= n) move(uint64_t{0});
+  if (i + 4 <= n) move(uint32_t{0});
+  if (i + 2 <= n) move(uint16_t{0});
+  if (i < n) move(uint8_t{0});
+#endif
+}
+
 // Where a run's vectors of blocks go: one after another from `row`, or in
-// rows of `per_row` vectors whose starts lie `row_step` elements apart (the
-// writer's short rows: GenerateRows), so that a group of vectors in flight
-// spans row boundaries instead of each row starting its own run.
+// rows (RowPlaces) of the writer's padded tensors (GenerateRows), so that a
+// group of vectors in flight spans row boundaries instead of each row
+// starting its own run. A vector wholly inside a row is stored there
+// straight from registers; one that crosses a row's end (rows that are not
+// whole vectors, none shorter than a vector) is converted into L1 (Spill)
+// and copied out in its two pieces after the next group (EndGroup), when
+// its stores have long reached L1: right after its own group, the copy's
+// loads would wait for the group's stores to drain, since they cannot take
+// their bytes from stores of other sizes in flight. So a row end costs a
+// short copy, not a restarted run.
 template <typename T>
-struct VectorPlaces {
-  T* row;
-  uint64_t per_row = ~uint64_t{0};  // vectors per row (the default: one row)
-  ptrdiff_t row_step = 0;           // elements from one row's start to the next's
-  uint64_t slot = 0;                // the next vector's index in its row
-  // The next vector's address (per_vector: elements per vector of blocks).
-  HWY_INLINE T* Next(uint64_t per_vector) {
-    if (slot == per_row) {
-      row += row_step;
-      slot = 0;
+struct VectorPlaces : RowPlaces<T> {
+  // Vectors that cross a row end, each converted into a slot of `elements`
+  // (room for two groups: the current one's and the last one's), with the
+  // row and column of its first element; by group parity.
+  struct Spill {
+    T* elements;
+    T* from[2][kBatches];
+    T* row[2][kBatches];
+    uint64_t col[2][kBatches];
+    size_t count[2] = {0, 0};
+  };
+
+  using RowPlaces<T>::RowPlaces;
+  Spill* spill = nullptr;  // only for rows that are not whole vectors
+  size_t half = 0;         // the current group's parity
+
+  // The place of the group's vector `slot` (per_vector elements). Without
+  // kSpill, rows are whole vectors.
+  template <bool kSpill>
+  HWY_INLINE T* Next(uint64_t per_vector, size_t slot) {
+    T* const at = this->row + this->col;
+    const uint64_t end = this->col + per_vector;
+    if (HWY_LIKELY(end < this->row_len)) {
+      this->col = end;
+      return at;
     }
-    return row + per_vector * slot++;
+    if (!kSpill || end == this->row_len) {
+      this->row += this->row_step;
+      this->col = 0;
+      return at;
+    }
+    // Crosses the row end: its slot noted with its place. Inline, as
+    // Place: no call in the run's loop (CopyPiece).
+    T* const into = spill->elements + (half * kBatches + slot) * per_vector;
+    const size_t i = spill->count[half]++;
+    spill->from[half][i] = into;
+    spill->row[half][i] = this->row;
+    spill->col[half][i] = this->col;
+    this->col = end - this->row_len;
+    this->row += this->row_step;
+    return into;
+  }
+  // After each group: the last group's spilled vectors to their places;
+  // the next group takes their slots.
+  HWY_INLINE void EndGroup(uint64_t per_vector) {
+    half ^= 1;
+    Place(half, per_vector);
+  }
+  // At the run's end: every spilled vector to its place.
+  HWY_INLINE void Finish(uint64_t per_vector) {
+    Place(0, per_vector);
+    Place(1, per_vector);
+  }
+  // The spilled vectors of parity h to their places, each in two pieces.
+  HWY_INLINE void Place(size_t h, uint64_t per_vector) {
+    const size_t bytes = per_vector * sizeof(T);
+    for (size_t i = 0; i < spill->count[h]; ++i) {
+      const uint8_t* from = reinterpret_cast<const uint8_t*>(spill->from[h][i]);
+      T* const row = spill->row[h][i];
+      const uint64_t col = spill->col[h][i];
+      const size_t first = (this->row_len - col) * sizeof(T);  // < bytes
+      CopyPiece(from, first, reinterpret_cast<uint8_t*>(row + col));
+      CopyPiece(from + first, bytes - first, reinterpret_cast<uint8_t*>(row + this->row_step));
+    }
+    spill->count[h] = 0;
   }
 };
 
 // ConvertRun's loop, with the converter's constants k.
-template <class C, bool nt, class K>
+template <class C, bool nt, bool spill, class K>
 HWY_INLINE void ConvertRunWith(const detail::KernelArgs& s, const K& k, uint64_t block, uint64_t n,
                                VectorPlaces<typename C::Type>& to) {
   using T = typename C::Type;
@@ -272,7 +393,8 @@ HWY_INLINE void ConvertRunWith(const detail::KernelArgs& s, const K& k, uint64_t
     const Counter128 c = s.start.Plus(block);
     uint64_t m = std::min<uint64_t>(n, BlocksBeforeCarry(c) / nb);  // whole vectors
     if (m == 0) {
-      CarryVector<C>(s, k, block, to.Next(per_vector));
+      CarryVector<C>(s, k, block, to.template Next<spill>(per_vector, 0));
+      if constexpr (spill) to.EndGroup(per_vector);
       m = 1;
     } else {
       UniformRun run(c, s.keys);
@@ -288,7 +410,7 @@ HWY_INLINE void ConvertRunWith(const detail::KernelArgs& s, const K& k, uint64_t
       };
       const auto batches = [&](auto group) __attribute__((always_inline)) {
         T* place[decltype(group)::value];
-        for (T*& p : place) p = to.Next(per_vector);
+        for (size_t b = 0; b < decltype(group)::value; ++b) place[b] = to.template Next<spill>(per_vector, b);
         WithBatches<decltype(group)::value>([&](auto... x) __attribute__((always_inline)) {
           run.Next<philox::kRounds - 1>(s.keys, &even, &odd, x...);
           if constexpr (C::kFromBlocks) {
@@ -325,6 +447,7 @@ HWY_INLINE void ConvertRunWith(const detail::KernelArgs& s, const K& k, uint64_t
                 x...);
           }
         });
+        if constexpr (spill) to.EndGroup(per_vector);
       };
       uint64_t done = 0;
       for (; done + kBatches <= m; done += kBatches) {
@@ -335,6 +458,7 @@ HWY_INLINE void ConvertRunWith(const detail::KernelArgs& s, const K& k, uint64_t
     block += m * nb;
     n -= m;
   }
+  if constexpr (spill) to.Finish(per_vector);
 }
 
 // Vectors of Philox blocks [block, block + n nb) converted to their places
@@ -349,15 +473,18 @@ HWY_INLINE void ConvertRunWith(const detail::KernelArgs& s, const K& k, uint64_t
 // code per kind and target, not one per group size. Out of line, so that
 // GenerateConverted's four uses share one copy: the conversions make the
 // kernel units the build's longest compiles, and a call per run costs
-// nothing measurable. The converter's constants (C::WithConstants) are made
+// nothing measurable. `spill`: rows that are not whole vectors
+// (VectorPlaces::Spilled), a loop of its own, so that the runs of whole
+// vectors, packed fills among them, keep one with no trace of the spill's
+// bookkeeping, which costs them registers. The converter's constants (C::WithConstants) are made
 // here, once per call, so that they are this function's locals, which the
 // stores cannot alias, and stay in registers.
-template <class C, bool nt>
+template <class C, bool nt, bool spill = false>
 HWY_NOINLINE void ConvertRun(const detail::KernelArgs& s, const typename C::Params& fill_params,
                              uint64_t block, uint64_t n, VectorPlaces<typename C::Type> to) {
   const typename C::Params params = fill_params;  // as GenerateConverted's copy
   C::WithConstants(params, [&](const auto& k) __attribute__((always_inline)) {
-    ConvertRunWith<C, nt>(s, k, block, n, to);
+    ConvertRunWith<C, nt, spill>(s, k, block, n, to);
   });
 }
 #endif
@@ -424,9 +551,9 @@ void GenerateConverted(const detail::KernelArgs& s, uint64_t first, uint64_t cou
   uint64_t block = (first + lead) / kPerBlock;  // the next vector's first block
   const auto convert_run = [&](uint64_t n, T* to, bool nt) __attribute__((always_inline)) {
     if (nt) {
-      ConvertRun<C, true>(s, params, block, n, VectorPlaces<T>{to});
+      ConvertRun<C, true>(s, params, block, n, VectorPlaces<T>(to));
     } else {
-      ConvertRun<C, false>(s, params, block, n, VectorPlaces<T>{to});
+      ConvertRun<C, false>(s, params, block, n, VectorPlaces<T>(to));
     }
     block += n * nb;
   };
@@ -507,17 +634,21 @@ void GenerateConverted(const detail::KernelArgs& s, uint64_t first, uint64_t cou
 
 // Rows (GenerateRowsFn): `rows` runs of `row` elements, consecutive in the
 // stream from `first`, run r at dst + r * row_stride elements, as one run
-// of vectors of blocks (ConvertRun with VectorPlaces), so that short rows
-// keep a whole group of vectors in flight. Only where every row is whole
-// vectors of blocks from a block boundary, and, non-temporal, every row
-// vector-aligned; otherwise it writes nothing and returns false.
+// of vectors of blocks (ConvertRun with VectorPlaces), so that no row
+// restarts the run and short rows keep a whole group of vectors in flight:
+// vectors inside a row are stored straight from registers, the few that
+// cross a row end go through L1 (VectorPlaces::Spill). As in
+// GenerateConverted, the vector holding the elements before the first block
+// boundary and the run's last, partial vector are converted whole into L1
+// and only their elements copied. Non-temporal stores straight from
+// registers need every vector inside a row and aligned: rows of whole
+// vectors from a block boundary, vector-aligned; other non-temporal rows
+// are declined (nothing written, false) and the writer streams them a row
+// at a time. The scalar target takes any rows, in chunks of elements
+// through L1 (GenerateChunked), its stores plain as its runs' are.
 template <class C>
 bool GenerateRows(const detail::KernelArgs& s, uint64_t first, uint64_t row, uint64_t rows,
                   void* dst, int64_t row_stride, bool nontemporal) {
-#if HWY_TARGET == HWY_SCALAR
-  (void)s, (void)first, (void)row, (void)rows, (void)dst, (void)row_stride, (void)nontemporal;
-  return false;
-#else
   const typename C::Params& params = detail::ParamsOf<typename C::Params>(s.params);
   if constexpr (!std::is_void<typename C::Variant>::value) {
     if (C::UseVariant(params)) {
@@ -525,20 +656,64 @@ bool GenerateRows(const detail::KernelArgs& s, uint64_t first, uint64_t row, uin
     }
   }
   using T = typename C::Type;
+  if (row == 0) return false;
+  uint64_t count = rows * row;
+  // Elements in chunks through L1 (GenerateChunked), copied row by row.
+  const auto through_l1 = [&] {
+    constexpr uint64_t kChunk = 1024;  // elements
+    T chunk[kChunk];
+    RowPlaces<T> places(static_cast<T*>(dst), row, static_cast<ptrdiff_t>(row_stride));
+    for (uint64_t done = 0; done < count;) {
+      const uint64_t n = std::min(kChunk, count - done);
+      GenerateChunked<C>(s, params, first + done, n, chunk);
+      places.Put(chunk, n);
+      done += n;
+    }
+    return true;
+  };
+#if HWY_TARGET == HWY_SCALAR
+  (void)nontemporal;
+  return through_l1();
+#else
   constexpr uint64_t kPerBlock = 4 / C::kWords;
-  const uint64_t per_vector = BlocksPerVector() * kPerBlock;
-  if (first % kPerBlock != 0 || row % per_vector != 0 || row == 0) return false;
-  if (nontemporal && (reinterpret_cast<uintptr_t>(dst) % kVectorBytes != 0 ||
+  const size_t nb = BlocksPerVector();
+  const uint64_t per_vector = nb * kPerBlock;
+  if (nontemporal && (first % kPerBlock != 0 || row % per_vector != 0 ||
+                      reinterpret_cast<uintptr_t>(dst) % kVectorBytes != 0 ||
                       static_cast<uint64_t>(row_stride) * sizeof(T) % kVectorBytes != 0)) {
     return false;
   }
-  const VectorPlaces<T> places{static_cast<T*>(dst), row / per_vector,
-                               static_cast<ptrdiff_t>(row_stride)};
-  const uint64_t vectors = rows * (row / per_vector);
+  // Rows shorter than a vector (which the writer stages unless vectors are
+  // wider than its shortest rows in place): vectors may cross several.
+  if (row < per_vector) return through_l1();
+  // Two groups of vectors, and a vector of bytes that CopyPiece may read.
+  HWY_ALIGN T elements[2 * kBatches * 4 * hn::MaxLanes(DState()) + kVectorBytes / sizeof(T)];
+  typename VectorPlaces<T>::Spill spill;
+  spill.elements = elements;
+  VectorPlaces<T> places(static_cast<T*>(dst), row, static_cast<ptrdiff_t>(row_stride));
+  places.spill = &spill;
+  uint64_t block = first / kPerBlock;
+  const uint64_t skip = first % kPerBlock;
+  if (skip != 0) {
+    ConvertRun<C, false>(s, params, block, 1, VectorPlaces<T>(elements));
+    const uint64_t head = std::min(count, per_vector - skip);
+    places.Put(elements + skip, head);
+    count -= head;
+    block += nb;
+  }
+  const uint64_t vectors = count / per_vector;
   if (nontemporal) {
-    ConvertRun<C, true>(s, params, first / kPerBlock, vectors, places);
-  } else {
-    ConvertRun<C, false>(s, params, first / kPerBlock, vectors, places);
+    ConvertRun<C, true>(s, params, block, vectors, places);
+  } else if (skip == 0 && row % per_vector == 0) {
+    ConvertRun<C, false>(s, params, block, vectors, places);  // never spills
+  } else if (vectors != 0) {
+    ConvertRun<C, false, true>(s, params, block, vectors, places);
+  }
+  count -= vectors * per_vector;
+  if (count != 0) {
+    places.Skip(vectors * per_vector);  // ConvertRun moved a copy
+    ConvertRun<C, false>(s, params, block + vectors * nb, 1, VectorPlaces<T>(elements));
+    places.Put(elements, count);
   }
   return true;
 #endif

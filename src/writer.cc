@@ -192,10 +192,11 @@ class RowCursor {
 
 // Rows generated in place (the innermost dimension has stride 1 in memory
 // and in the stream). Whole rows that follow each other in the stream and
-// lie one memory step apart go to the kernel's `rows` in one call, so that
-// short rows keep a whole group of vectors in flight; the kernel declines
-// rows it cannot place whole (GenerateRowsFn), which then take one
-// `contiguous` call each, as do partial rows at a task's ends.
+// lie one memory step apart go to the kernel's `rows` in one call, whether
+// or not they are whole vectors of Philox blocks, so that short rows keep a
+// whole group of vectors in flight; the kernel declines only non-temporal
+// rows it cannot stream straight from registers (GenerateRowsFn), which
+// then take one `contiguous` call each, as do partial rows at a task's ends.
 void WriteRows(const Job& job, uint64_t begin, uint64_t end) {
   const Layout& L = *job.layout;
   RowCursor cur(L, begin);

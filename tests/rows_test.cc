@@ -1,19 +1,25 @@
 // Padded rows: whatever the row length, padding, element offset, thread
 // count, store mode and target, every element is its stream element and the
 // padding is untouched. Row lengths that are whole vectors of Philox blocks
-// on every target (which the writer may generate several rows per kernel
-// call, vectors placed across row boundaries) and lengths that are not;
-// row strides that keep rows vector-aligned and strides that do not; tasks
-// that cut rows. Checked against the oracle, and for other element types
-// against the packed fill of the same tensor.
+// on every target (which the writer generates several rows per kernel call,
+// vectors placed across row boundaries) and lengths that are not (also one
+// run of rows per call: the vectors that cross a row end go through L1);
+// rows shorter than a vector; row strides that keep rows vector-aligned and
+// strides that do not, odd ones included; element offsets that start rows
+// off a block boundary; tasks that cut rows. Bits against the oracle; every
+// other kind (one and two words per element, pairs, 1- to 8-byte elements)
+// against the packed fill on the scalar target, whose values the
+// distributions test checks against the reference model.
 
 #include <cstdint>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 
 #include "randtensor/fill.h"
+#include "randtensor/targets.h"
 #include "test_util.h"
 
 namespace {
@@ -26,10 +32,12 @@ using rt_test::StoreMode;
 const PhiloxState kState{{0xfffffffb, 0x01234567, 0x89abcdef, 0xfedcba98, 0x600df00d, 0xc0ffee}};
 
 // Row lengths: whole vectors of blocks on every target (64, 128, 256, 1024
-// uint32 elements), a block but not a vector (132, 260), neither (129, 257,
-// 1000); pads that keep the row stride a vector multiple (64) or not.
-const int64_t kRows[] = {64, 128, 129, 132, 256, 257, 260, 1000, 1024};
-const int64_t kPads[] = {3, 16, 64};
+// uint32 elements), a block but not a vector (132, 260), neither (129, 250,
+// 257, 1000), and rows shorter than the writer places in place (1, 3, 5,
+// 17: staged); pads that keep the row stride a vector multiple (64) or not,
+// odd ones among them.
+const int64_t kRows[] = {1, 3, 5, 17, 64, 128, 129, 132, 250, 256, 257, 260, 1000, 1024};
+const int64_t kPads[] = {1, 3, 7, 16, 64};
 
 std::vector<Shape> ShapesOf(int64_t row, int64_t pad) {
   const int64_t stride = row + pad;
@@ -43,16 +51,19 @@ TEST(Rows, PaddedRowsEqualTheOracle) {
     for (int64_t row : kRows) {
       for (int64_t pad : kPads) {
         for (const Shape& shape : ShapesOf(row, pad)) {
-          for (uint64_t offset : {0, 3, 4}) {
+          for (uint64_t offset : {0, 1, 2, 3, 4}) {
             FillCase c;
             c.shape = shape;
             c.state = kState;
             c.element_offset = offset;
             ASSERT_TRUE(rt_test::CheckFill(c));
-            // Tasks that cut rows at block boundaries, on several threads.
+            // Tasks that cut rows, on several threads: tasks with one whole
+            // row and tasks with several, starting mid-row.
             c.threads = 3;
-            c.task_elements = static_cast<uint64_t>(2 * row + 4);
-            ASSERT_TRUE(rt_test::CheckFill(c));
+            for (int64_t task : {2 * row + 4, 5 * row + 4}) {
+              c.task_elements = static_cast<uint64_t>(task);
+              ASSERT_TRUE(rt_test::CheckFill(c));
+            }
           }
         }
       }
@@ -61,21 +72,26 @@ TEST(Rows, PaddedRowsEqualTheOracle) {
 }
 
 // Non-temporal rows: aligned and misaligned buffers, row strides that keep
-// rows vector-aligned or not; neighbouring bytes stay untouched.
+// rows vector-aligned or not, rows that are whole vectors and rows that are
+// not, element offsets on and off a block boundary; neighbouring bytes stay
+// untouched.
 TEST(Rows, StreamedPaddedRowsEqualTheOracle) {
   rt_test::ForEachSupportedTarget([](const randtensor::TargetInfo&) {
-    for (int64_t row : {64, 256, 257}) {
-      for (int64_t pad : {16, 17}) {
+    for (int64_t row : {64, 250, 256, 257, 1000}) {
+      for (int64_t pad : {1, 16, 17}) {
         for (size_t misalign : {0, 4, 16}) {
-          FillCase c;
-          c.shape = Shape{{13, row}, {row + pad, 1}};
-          c.state = kState;
-          c.stores = StoreMode::kStreaming;
-          c.misalign_bytes = misalign;
-          for (uint32_t threads : {1, 2}) {
-            c.threads = threads;
-            c.task_elements = threads == 1 ? 0 : static_cast<uint64_t>(3 * row);
-            ASSERT_TRUE(rt_test::CheckFill(c));
+          for (uint64_t offset : {0, 2}) {
+            FillCase c;
+            c.shape = Shape{{13, row}, {row + pad, 1}};
+            c.state = kState;
+            c.element_offset = offset;
+            c.stores = StoreMode::kStreaming;
+            c.misalign_bytes = misalign;
+            for (uint32_t threads : {1, 2}) {
+              c.threads = threads;
+              c.task_elements = threads == 1 ? 0 : static_cast<uint64_t>(3 * row + 4);
+              ASSERT_TRUE(rt_test::CheckFill(c));
+            }
           }
         }
       }
@@ -83,9 +99,23 @@ TEST(Rows, StreamedPaddedRowsEqualTheOracle) {
   });
 }
 
+// The target whose packed fills are the other kinds' expected values: the
+// scalar one (no vector of blocks, no run driver), else the narrowest.
+std::string ReferenceTarget() {
+  std::string name;
+  for (const randtensor::TargetInfo& t : rt_test::CompiledTargets()) {
+    if (!t.supported) continue;
+    name = t.name;
+    if (name == "SCALAR") break;
+  }
+  return name;
+}
+
 // Other element types and distributions (one and two words per element,
-// 1- to 8-byte elements): the padded fill holds the packed fill's values
-// row for row and leaves the padding alone.
+// pairs, conversions from L1 and straight from the blocks, 1- to 8-byte
+// elements): every padded row holds the reference target's packed fill of
+// the same stream elements, whatever the row length, pad, offset, threads,
+// stores and target, and the padding stays untouched.
 TEST(Rows, PaddedRowsOfEveryElementSizeEqualThePackedFill) {
   using randtensor::DataType;
   using randtensor::Distribution;
@@ -94,60 +124,97 @@ TEST(Rows, PaddedRowsOfEveryElementSizeEqualThePackedFill) {
     Distribution dist;
   };
   const Kind kinds[] = {{DataType::kFloat32, Distribution::Uniform(0, 1)},
+                        {DataType::kFloat32, Distribution::Normal(0, 1)},
+                        {DataType::kFloat32, Distribution::Exponential(1.5)},
+                        {DataType::kFloat64, Distribution::Uniform(-1, 1)},
                         {DataType::kFloat64, Distribution::Normal(0, 1)},
                         {DataType::kFloat16, Distribution::Uniform(-1, 1)},
+                        {DataType::kFloat16, Distribution::Normal(0, 1)},
+                        {DataType::kBfloat16, Distribution::Uniform(0, 1)},
+                        {DataType::kBfloat16, Distribution::Normal(1, 2)},
                         {DataType::kUint8, Distribution::Bernoulli(0.5)},
-                        {DataType::kInt64, Distribution::Integers(0, 1000)}};
-  rt_test::ForEachSupportedTarget([&](const randtensor::TargetInfo&) {
-    for (const Kind& kind : kinds) {
-      const size_t size = static_cast<size_t>(randtensor::ElementSize(kind.type));
-      for (int64_t row : {128, 256, 260}) {
-        for (int64_t pad : {5, 64}) {
-          const int64_t rows = 13, stride = row + pad;
-          for (uint32_t threads : {1, 3}) {
-            randtensor::FillOptions options;
-            options.distribution = kind.dist;
-            options.element_offset = 8;
-            options.threads = threads;
-            options.task_elements = threads == 1 ? 0 : static_cast<uint64_t>(2 * row + 8);
-            const int64_t sizes[2] = {rows, row}, strides[2] = {stride, 1};
-            randtensor::TensorDesc packed, padded;
-            packed.rank = padded.rank = 2;
-            packed.sizes = padded.sizes = sizes;
-            packed.dtype = padded.dtype = kind.type;
-            padded.strides = strides;
-            std::vector<uint8_t> want(static_cast<size_t>(rows * row) * size + 64);
-            std::vector<uint8_t> got(static_cast<size_t>((rows - 1) * stride + row) * size + 64,
-                                     0xA5);
-            // 64-byte aligned data in both (vectors.data() may not be).
-            uint8_t* w = want.data() + (64 - reinterpret_cast<uintptr_t>(want.data()) % 64) % 64;
-            uint8_t* g = got.data() + (64 - reinterpret_cast<uintptr_t>(got.data()) % 64) % 64;
-            PhiloxState out;
-            ASSERT_TRUE(randtensor::Fill(packed, w, static_cast<uint64_t>(rows * row) * size,
-                                         kState, &out, options)
-                            .ok());
-            ASSERT_TRUE(randtensor::Fill(padded, g,
-                                         static_cast<uint64_t>((rows - 1) * stride + row) * size,
-                                         kState, &out, options)
-                            .ok());
-            for (int64_t r = 0; r < rows; ++r) {
-              const uint8_t* at = g + static_cast<size_t>(r * stride) * size;
-              ASSERT_EQ(std::memcmp(at, w + static_cast<size_t>(r * row) * size,
-                                    static_cast<size_t>(row) * size),
-                        0)
-                  << "type " << static_cast<int>(kind.type) << " row " << row << " pad " << pad
-                  << " threads " << threads << ": row " << r;
-              if (r + 1 == rows) break;
-              for (size_t b = static_cast<size_t>(row) * size;
-                   b < static_cast<size_t>(stride) * size; ++b) {
-                ASSERT_EQ(at[b], 0xA5) << "padding written after row " << r;
+                        {DataType::kInt64, Distribution::Integers(0, 1000)},
+                        {DataType::kInt64, Distribution::Integers(0, int64_t{1} << 40)}};
+  const int64_t row_lengths[] = {1, 3, 5, 17, 129, 250, 256, 257, 1000};
+  const int64_t pads[] = {1, 7, 64};
+  const uint64_t offsets[] = {0, 1, 3};
+  const int64_t rows = 13;
+  const std::string reference = ReferenceTarget();
+  ASSERT_FALSE(reference.empty());
+  for (const Kind& kind : kinds) {
+    const size_t size = static_cast<size_t>(randtensor::ElementSize(kind.type));
+    SCOPED_TRACE("type " + std::to_string(static_cast<int>(kind.type)) + " distribution " +
+                 std::to_string(static_cast<int>(kind.dist.kind)));
+    for (uint64_t offset : offsets) {
+      // Stream elements [offset, offset + 13 * 1000): padded element (r, c)
+      // of rows of any length is element r * row + c of this run.
+      const int64_t n = rows * 1000;
+      std::vector<uint8_t> want(static_cast<size_t>(n) * size);
+      {
+        ASSERT_TRUE(randtensor::SetTarget(reference.c_str()).ok());
+        randtensor::FillOptions options;
+        options.distribution = kind.dist;
+        options.element_offset = offset;
+        options.threads = 1;
+        randtensor::TensorDesc packed;
+        packed.rank = 1;
+        packed.sizes = &n;
+        packed.dtype = kind.type;
+        PhiloxState out;
+        ASSERT_TRUE(
+            randtensor::Fill(packed, want.data(), want.size(), kState, &out, options).ok());
+        ASSERT_TRUE(randtensor::SetTarget("auto").ok());
+      }
+      rt_test::ForEachSupportedTarget([&](const randtensor::TargetInfo&) {
+        for (int64_t row : row_lengths) {
+          for (int64_t pad : pads) {
+            const int64_t stride = row + pad;
+            const size_t bytes = static_cast<size_t>((rows - 1) * stride + row) * size;
+            for (StoreMode stores : {StoreMode::kRegular, StoreMode::kStreaming}) {
+              for (uint32_t threads : {1, 3}) {
+                randtensor::FillOptions options;
+                options.distribution = kind.dist;
+                options.element_offset = offset;
+                options.threads = threads;
+                options.stores = stores;
+                // Tasks of a few rows that start mid-row.
+                options.task_elements = threads == 1 ? 0 : static_cast<uint64_t>(3 * row + 4);
+                const int64_t sizes[2] = {rows, row}, strides[2] = {stride, 1};
+                randtensor::TensorDesc padded;
+                padded.rank = 2;
+                padded.sizes = sizes;
+                padded.strides = strides;
+                padded.dtype = kind.type;
+                std::vector<uint8_t> got(bytes + 64 + 8, 0xA5);
+                // 64-byte aligned data (vector.data() may not be), guard
+                // bytes after it.
+                uint8_t* g = got.data() + (64 - reinterpret_cast<uintptr_t>(got.data()) % 64) % 64;
+                PhiloxState out;
+                ASSERT_TRUE(randtensor::Fill(padded, g, bytes, kState, &out, options).ok());
+                for (int64_t r = 0; r < rows; ++r) {
+                  const uint8_t* at = g + static_cast<size_t>(r * stride) * size;
+                  ASSERT_EQ(std::memcmp(at, want.data() + static_cast<size_t>(r * row) * size,
+                                        static_cast<size_t>(row) * size),
+                            0)
+                      << "row " << row << " pad " << pad << " offset " << offset << " stores "
+                      << static_cast<int>(stores) << " threads " << threads << ": row " << r;
+                  const size_t end = r + 1 == rows ? static_cast<size_t>(row) * size + 8
+                                                   : static_cast<size_t>(stride) * size;
+                  for (size_t b = static_cast<size_t>(row) * size; b < end; ++b) {
+                    ASSERT_EQ(at[b], 0xA5) << "row " << row << " pad " << pad << " offset "
+                                           << offset << ": padding written after row " << r;
+                  }
+                }
+                for (const uint8_t* b = got.data(); b < g; ++b) {
+                  ASSERT_EQ(*b, 0xA5) << "written before the tensor";
+                }
               }
             }
           }
         }
-      }
+      });
     }
-  });
+  }
 }
 
 }  // namespace

@@ -655,18 +655,23 @@ void RegisterAll() {
         }
       }
     }
-    // Issue 32's short padded rows: 1024 x 256 with row stride 272.
+    // Issue 32's short padded rows: 1024 x 256 with row stride 272 (rows of
+    // whole vectors of Philox blocks), and 1024 x 250 at the same stride
+    // (vectors that cross row ends).
     const DistCase row_cases[] = {
         {"bits-uint32", DataType::kUint32, randtensor::Distribution::Bits()},
         {"uniform-float32", DataType::kFloat32, randtensor::Distribution::Uniform(0, 1)}};
     for (const DistCase& c : row_cases) {
-      for (uint32_t threads : thread_counts) {
-        benchmark::RegisterBenchmark(("rows/" + target + "/" + c.name +
-                                      "/1024x256-stride272/threads:" + std::to_string(threads))
-                                         .c_str(),
-                                     BM_Rows, target, c, int64_t{1024}, int64_t{256}, int64_t{272},
-                                     threads)
-            ->UseManualTime();
+      for (int64_t cols : {256, 250}) {
+        for (uint32_t threads : thread_counts) {
+          benchmark::RegisterBenchmark(("rows/" + target + "/" + c.name + "/1024x" +
+                                        std::to_string(cols) + "-stride272/threads:" +
+                                        std::to_string(threads))
+                                           .c_str(),
+                                       BM_Rows, target, c, int64_t{1024}, cols, int64_t{272},
+                                       threads)
+              ->UseManualTime();
+        }
       }
     }
     // Misaligned outputs (64 Mi elements): 16 bytes past a 64-byte boundary

@@ -4,10 +4,11 @@
 //
 // - Rows (innermost stride 1: packed, padded rows). Long rows are generated
 //   straight into the output by the contiguous kernel, with non-temporal stores
-//   when the output is larger than the cache; padded rows that are whole
-//   vectors of Philox blocks go several rows per call (the kernels' `rows`),
-//   since a call per row would restart the run with too few vectors in
-//   flight to hide the multiplier latency. Shorter rows would pay the
+//   where the host writes them faster (store_choice.h); padded rows go several
+//   rows per call (the kernels' `rows`; streamed only where they are whole
+//   aligned vectors), since a call per row would restart the run with too
+//   few vectors in flight to hide the multiplier latency. Shorter rows
+//   (under kDirectRow elements) would pay the
 //   kernel's per-call cost and a partial vector per row, so a chunk spanning
 //   many rows is generated into an L1 staging buffer and copied out row by
 //   row (streamed where the output is).

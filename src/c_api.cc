@@ -142,7 +142,9 @@ randtensor_status FillFromC(const uint32_t* in_state, uint32_t* out_state,
   return Report(status);
 }
 
-TensorDesc ToTensorDesc(randtensor_dtype dtype, int32_t rank, const int64_t* sizes,
+// `dtype` by reference: a C caller may pass any int, and copying the
+// parameter would load it as the C++ enum (see RawEnum).
+TensorDesc ToTensorDesc(const randtensor_dtype& dtype, int32_t rank, const int64_t* sizes,
                         const int64_t* strides) {
   TensorDesc desc;
   desc.dtype = static_cast<DataType>(RawEnum(dtype));  // Fill validates it
@@ -197,11 +199,39 @@ void randtensor_set_default_parallel_for(randtensor_parallel_for_fn fn, void* po
 
 // ------------------------------------------------------------------ fill
 
+namespace randtensor {
+namespace {
+
+// randtensor_fill and randtensor_fill_ex; `dtype` by reference (ToTensorDesc).
+randtensor_status FillEx(void* data, uint64_t buffer_bytes, uint64_t byte_offset,
+                         const randtensor_dtype& dtype, int32_t rank, const int64_t* sizes,
+                         const int64_t* strides, const uint32_t in_state[6], uint32_t out_state[6],
+                         const randtensor_fill_options* options, randtensor_fill_info* info) {
+  TensorDesc desc = ToTensorDesc(dtype, rank, sizes, strides);
+  desc.byte_offset = byte_offset;
+  Region region;
+  const bool has_region = options != nullptr && options->region_global_sizes != nullptr;
+  if (has_region) {
+    region.rank = rank;
+    region.global_sizes = options->region_global_sizes;
+    region.start = options->region_start;
+  }
+  return FillFromC(in_state, out_state, options, info,
+                   [&](const auto& in, auto* out, const auto& fill_options) {
+                     FillOptions with_region = fill_options;
+                     if (has_region) with_region.region = &region;
+                     return Fill(desc, data, buffer_bytes, in, out, with_region);
+                   });
+}
+
+}  // namespace
+}  // namespace randtensor
+
 randtensor_status randtensor_fill(void* data, uint64_t buffer_bytes, uint64_t byte_offset,
                                   randtensor_dtype dtype, int32_t rank, const int64_t* sizes,
                                   const int64_t* strides, const uint32_t in_state[6],
                                   uint32_t out_state[6], const randtensor_fill_options* options) {
-  return randtensor_fill_ex(data, buffer_bytes, byte_offset, dtype, rank, sizes, strides,
+  return randtensor::FillEx(data, buffer_bytes, byte_offset, dtype, rank, sizes, strides,
                             in_state, out_state, options, nullptr);
 }
 
@@ -210,22 +240,8 @@ randtensor_status randtensor_fill_ex(void* data, uint64_t buffer_bytes, uint64_t
                                      const int64_t* strides, const uint32_t in_state[6],
                                      uint32_t out_state[6], const randtensor_fill_options* options,
                                      randtensor_fill_info* info) {
-  randtensor::TensorDesc desc = randtensor::ToTensorDesc(dtype, rank, sizes, strides);
-  desc.byte_offset = byte_offset;
-  randtensor::Region region;
-  const bool has_region = options != nullptr && options->region_global_sizes != nullptr;
-  if (has_region) {
-    region.rank = rank;
-    region.global_sizes = options->region_global_sizes;
-    region.start = options->region_start;
-  }
-  return randtensor::FillFromC(
-      in_state, out_state, options, info,
-      [&](const auto& in, auto* out, const auto& fill_options) {
-        randtensor::FillOptions with_region = fill_options;
-        if (has_region) with_region.region = &region;
-        return randtensor::Fill(desc, data, buffer_bytes, in, out, with_region);
-      });
+  return randtensor::FillEx(data, buffer_bytes, byte_offset, dtype, rank, sizes, strides,
+                            in_state, out_state, options, info);
 }
 
 randtensor_status randtensor_min_buffer_bytes(randtensor_dtype dtype, int32_t rank,

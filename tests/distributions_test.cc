@@ -237,8 +237,10 @@ TEST(Distributions, NormalsAreTheSameBitsOnEveryTarget) {
   for (const DataType type :
        {DataType::kFloat32, DataType::kFloat16, DataType::kBfloat16, DataType::kFloat64}) {
     const size_t bytes = static_cast<size_t>(ElementSize(type)) * kCount;
-    for (const auto& [mean, std_dev] : {std::pair<double, double>{0.0, 1.0}, {0.5, 2.0},
-                                        {-0.0, 0.75}, {-3.0, 1e-3}}) {
+    for (const std::pair<double, double> parameters :
+         {std::pair<double, double>{0.0, 1.0}, {0.5, 2.0}, {-0.0, 0.75}, {-3.0, 1e-3}}) {
+      // Named copies: C++17 lambdas cannot capture structured bindings.
+      const double mean = parameters.first, std_dev = parameters.second;
       std::vector<std::vector<uint8_t>> per_target;
       std::vector<std::string> names;
       rt_test::ForEachSupportedTarget([&](const TargetInfo& target) {

@@ -81,13 +81,15 @@ class NativeCall {
       (extent < 0 ? low : high) += extent;
       if (packed < (i128{1} << 64)) packed *= sizes[d];  // bounded: never used past 2^64
     }
-    const i128 bytes = (high - low + 1) * 4;
+    // Elements spanned; times 4 only once known to fit the buffer (the
+    // span of a huge layout times 4 overflows even 128 bits).
+    const i128 span = high - low + 1;
     data = buffer.data();
     desc.byte_offset = 0;
     buffer_bytes = empty ? 0 : buffer.size();
-    if (!empty && bytes <= static_cast<i128>(buffer.size())) {
+    if (!empty && span <= static_cast<i128>(buffer.size() / 4)) {
       desc.byte_offset = static_cast<uint64_t>(-low) * 4;
-      buffer_bytes = static_cast<uint64_t>(bytes);
+      buffer_bytes = static_cast<uint64_t>(span * 4);
     }
   }
 

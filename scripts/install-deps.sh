@@ -10,7 +10,8 @@
 #                      dask, mpi4py and PyTorch (CPU),
 #                      TestU01 (Debian non-free: its source is added if no
 #                      configured source offers the package)
-#   ci               + clang and its sanitizer runtimes (scripts/sanitize.sh, fuzz/)
+#   ci               + clang and its sanitizer runtimes (scripts/sanitize.sh, fuzz/),
+#                      ccache (.ci/run)
 #   arm64            build + the Arm cross build and its emulated tests
 #                      (scripts/arm64-test.sh): Debian's aarch64 cross compiler,
 #                      qemu-user-static, and arm64 Highway and GoogleTest from
@@ -60,6 +61,7 @@ test_packages=(
 bench_packages=()                    # (PyTorch moved to test: randtensor.torch's tests need it)
 ci_packages=(
   clang libclang-rt-14-dev           # libFuzzer and the sanitizer runtimes (fuzz/, sanitize.sh)
+  ccache                             # CI: pip's build from scratch reuses test.sh's compiles (.ci/run)
 )
 arm64_packages=(
   g++-aarch64-linux-gnu              # the cross compiler (cmake/aarch64-linux-gnu.cmake)

@@ -1,8 +1,14 @@
 #!/usr/bin/env bash
 # The test suite under sanitizers, as CI runs it:
-#   address  AddressSanitizer + UndefinedBehaviorSanitizer, every test that
-#            runs this build's programs (not label source_only)
-#   thread   ThreadSanitizer, the tests that run fills on several threads
+#   address  AddressSanitizer + UndefinedBehaviorSanitizer, with clang: every
+#            test that runs this build's programs (not label source_only),
+#            kernels for every x86 target. The same build is instrumented
+#            for libFuzzer (-fsanitize=fuzzer-no-link) and builds the fuzzer,
+#            build-asan/fuzz/randtensor_fuzz, which CI runs with fuzz/run.sh
+#            --binary: one instrumented compile of the kernels, the longest
+#            compiles of CI, serves both.
+#   thread   ThreadSanitizer, with GCC: the tests that run fills on several
+#            threads
 # Usage: scripts/sanitize.sh [address|thread|all]   (default: all)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -10,61 +16,65 @@ jobs="$(nproc)"
 python=/usr/bin/python3
 [ -x "$python" ] || python="$(command -v python3)"
 
-# The instrumented kernel units are the longest compiles of CI by far, and
-# the regular suite runs every target, so each sanitizer build compiles a
-# few (HWY_DISABLED_TARGETS: HWY_AVX3 = 2^8, HWY_SSE4 = 2^11, HWY_SSSE3 =
-# 2^12; SCALAR, the fallback, is always there):
-# - address: AVX2, AVX-512 and the scalar reference (SSE4 and SSSE3 are
-#   under ASan and UBSan in the fuzzer's build, fuzz/CMakeLists.txt);
-# - thread: AVX2 and SCALAR. Its tests look for races in what the threads
-#   share (the writer's tiles and rows, the pool, the store choice), code
-#   that is the same whatever kernel a tile calls; AVX2 is the widest target
-#   every x86 CI machine runs, and AVX3's units took 60% of this build's
-#   kernel time. (That each target's kernels keep to their range is checked
-#   on every target, AVX3 included, by the guard-page and determinism tests,
-#   natively and under ASan.)
+# The thread build compiles the kernels for AVX2 and SCALAR only
+# (HWY_DISABLED_TARGETS: HWY_AVX3 = 2^8, HWY_SSE4 = 2^11, HWY_SSSE3 = 2^12;
+# SCALAR, the fallback, is always there). Its tests look for races in what
+# the threads share (the writer's tiles and rows, the pool, the store
+# choice), code that is the same whatever kernel a tile calls; AVX2 is the
+# widest target every x86 CI machine runs, and AVX3's units took 60% of this
+# build's kernel time. (That each target's kernels keep to their range is
+# checked on every target, AVX3 included, by the guard-page and determinism
+# tests, natively and under ASan.)
 # MPI is off: Open MPI's own allocations are not ours to leak-check.
-address_targets="-DHWY_DISABLED_TARGETS=6144"
 thread_targets="-DHWY_DISABLED_TARGETS=6400"
 
-# RelWithDebInfo's -O2 with -g1 in place of -g: line tables and function
-# names (inlined frames included) are all a sanitizer's stack trace reads;
-# the variable and type information of -g made the instrumented kernel units
-# take 10-20% longer to compile (docs/trust.md, "What CI runs").
-debug_flags="-O2 -g1 -DNDEBUG"
-
-configure_and_build() {  # build-dir, sanitizer flags, kernel targets, [target...] (default: all)
-  cmake -S . -B "$1" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+# RelWithDebInfo's -O2 with line tables in place of -g (-g1 for GCC, clang's
+# -gline-tables-only): line tables and function names, inlined frames
+# included, are all a sanitizer's stack trace reads; the variable and type
+# information of -g made the instrumented kernel units take 10-35% longer to
+# compile (docs/trust.md, "What CI runs").
+configure_and_build() {  # build-dir, -O/-g flags, sanitizer flags, [cmake option...] [-- target...]
+  local dir="$1" debug_flags="$2" flags="$3" options=() targets=()
+  shift 3
+  while [ $# -gt 0 ] && [ "$1" != -- ]; do options+=("$1"); shift; done
+  [ $# -eq 0 ] || { shift; targets=(--target "$@"); }
+  cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DCMAKE_C_FLAGS_RELWITHDEBINFO="$debug_flags" -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="$debug_flags" \
-    -DCMAKE_C_FLAGS="$2 $3" -DCMAKE_CXX_FLAGS="$2 $3" \
-    -DCMAKE_EXE_LINKER_FLAGS="$2" -DCMAKE_SHARED_LINKER_FLAGS="$2" \
+    -DCMAKE_C_FLAGS="$flags" -DCMAKE_CXX_FLAGS="$flags" \
+    -DCMAKE_EXE_LINKER_FLAGS="$flags" -DCMAKE_SHARED_LINKER_FLAGS="$flags" \
     -DRANDTENSOR_BUILD_BENCHMARKS=OFF -DRANDTENSOR_BUILD_PYTHON=OFF \
     -DRANDTENSOR_BUILD_STATS=OFF -DRANDTENSOR_BUILD_MPI=OFF -DRANDTENSOR_INSTALL=OFF \
-    -DPython3_EXECUTABLE="$python"
-  if [ $# -gt 3 ]; then
-    cmake --build "$1" -j "$jobs" --target "${@:4}"
-  else
-    cmake --build "$1" -j "$jobs"
-  fi
+    -DPython3_EXECUTABLE="$python" "${options[@]}"
+  cmake --build "$dir" -j "$jobs" "${targets[@]}"
 }
 
 run_address() {
-  # -fno-sanitize-address-use-after-scope: with it, GCC 12.2 at -O2 with
-  # UBSan miscompiles the two-batch AVX2/SSE4 Philox rounds (wrong values, no
-  # report: every AVX2 fill of 5-8 blocks failed its oracle test; clang 14
-  # and GCC without that one check compute them right). Values are what
-  # these tests check, so the check goes, not the kernel.
-  configure_and_build build-asan \
-    "-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -fno-sanitize-address-use-after-scope" \
-    "$address_targets"
+  # clang, as libFuzzer needs (and its UBSan checks more: the enum loads
+  # and 128-bit overflows of docs/trust.md, "What clang's UBSan found"). A GCC
+  # 12.2 build with both sanitizers needs -fno-sanitize-address-use-after-scope:
+  # with that check, GCC at -O2 with UBSan miscompiles the two-batch
+  # AVX2/SSE4 Philox rounds (wrong values, no report; docs/trust.md,
+  # "Compiler problems the checks found"). HWY_BROKEN_EMU128: the same fallback target
+  # as the library built with GCC, Debian's compiler: SCALAR. Highway's
+  # fallback under clang would be EMU128, which no GCC build has and whose
+  # loops over arrays of lanes, instrumented by ASan, took most of this
+  # build's time (docs/trust.md, "What CI runs").
+  # -fsanitize-link-c++-runtime -lstdc++: the C API's C test programs link
+  # UBSan's C++ part (and the C++ library it reads type information from),
+  # which the C++ library's checks (vptr, function types) call.
+  local flags="-fsanitize=address,undefined,fuzzer-no-link -fno-sanitize-recover=all -fno-omit-frame-pointer"
+  CC=clang-14 CXX=clang++-14 configure_and_build build-asan "-O2 -gline-tables-only -DNDEBUG" \
+    "$flags -DHWY_BROKEN_EMU128=1" -DRANDTENSOR_BUILD_FUZZERS=ON \
+    -DCMAKE_EXE_LINKER_FLAGS="$flags -fsanitize-link-c++-runtime -lstdc++"
   # halt_on_error: the first report fails the test; detect_leaks: the pool
   # is deliberately immortal, but nothing else may leak.
   # handle_segv=0: the guard-page tests expect the real SIGSEGV of a stray
   # access in a child process; ASan's handler would turn it into an exit code.
+  # The fuzzer's corpus replay runs here; its campaign is fuzz/run.sh's.
   ASAN_OPTIONS=halt_on_error=1:detect_leaks=1:allocator_may_return_null=1:handle_segv=0 \
   UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
   RANDTENSOR_UNDER_SANITIZER=address \
-    ctest --test-dir build-asan --output-on-failure -j "$jobs" -LE source_only
+    ctest --test-dir build-asan --output-on-failure -j "$jobs" -LE source_only -E '^fuzz\.short_campaign$'
 }
 
 # The tests that run fills on several threads, and the programs that hold
@@ -77,8 +87,8 @@ thread_programs=(randtensor_correctness_tests randtensor_validation_tests
   randtensor_c_api_test_static randtensor_c_api_test_shared randtensor_env_target_test)
 
 run_thread() {
-  configure_and_build build-tsan "-fsanitize=thread -fno-omit-frame-pointer" "$thread_targets" \
-    "${thread_programs[@]}"
+  configure_and_build build-tsan "-O2 -g1 -DNDEBUG" \
+    "-fsanitize=thread -fno-omit-frame-pointer $thread_targets" -- "${thread_programs[@]}"
   TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 RANDTENSOR_UNDER_SANITIZER=thread \
     ctest --test-dir build-tsan --output-on-failure -j "$jobs" -R "$thread_tests"
 }

@@ -380,9 +380,14 @@ struct VectorPlaces : RowPlaces<T> {
   }
 };
 
-// ConvertRun's loop, with the converter's constants k.
+template <class C, bool nt, bool spill = false>
+HWY_NOINLINE void ConvertRun(const detail::KernelArgs& s, const typename C::Params& fill_params,
+                             uint64_t block, uint64_t n, VectorPlaces<typename C::Type> to);
+
+// ConvertRun's loop, with the converter's constants k (made from params).
 template <class C, bool nt, bool spill, class K>
-HWY_INLINE void ConvertRunWith(const detail::KernelArgs& s, const K& k, uint64_t block, uint64_t n,
+HWY_INLINE void ConvertRunWith(const detail::KernelArgs& s, const typename C::Params& params,
+                               const K& k, uint64_t block, uint64_t n,
                                VectorPlaces<typename C::Type>& to) {
   using T = typename C::Type;
   constexpr uint64_t kPerBlock = 4 / C::kWords;  // elements
@@ -453,7 +458,20 @@ HWY_INLINE void ConvertRunWith(const detail::KernelArgs& s, const K& k, uint64_t
       for (; done + kBatches <= m; done += kBatches) {
         batches(std::integral_constant<size_t, kBatches>());
       }
-      for (; done < m; ++done) batches(std::integral_constant<size_t, 1>());
+      if constexpr (spill) {
+        // Fewer vectors than a group: converted whole into L1 by the loop
+        // without spills (compiled anyway) and copied to their places, so
+        // that this loop compiles the converter for one group size only
+        // (the spills' loop was a third of a kernel unit's compile).
+        if (done < m) {
+          to.Finish(per_vector);
+          T* const l1 = to.spill->elements;
+          ConvertRun<C, false>(s, params, block + done * nb, m - done, VectorPlaces<T>(l1));
+          to.Put(l1, (m - done) * per_vector);
+        }
+      } else {
+        for (; done < m; ++done) batches(std::integral_constant<size_t, 1>());
+      }
     }
     block += m * nb;
     n -= m;
@@ -474,17 +492,18 @@ HWY_INLINE void ConvertRunWith(const detail::KernelArgs& s, const K& k, uint64_t
 // GenerateConverted's four uses share one copy: the conversions make the
 // kernel units the build's longest compiles, and a call per run costs
 // nothing measurable. `spill`: rows that are not whole vectors
-// (VectorPlaces::Spilled), a loop of its own, so that the runs of whole
+// (VectorPlaces::Spill), a loop of its own, so that the runs of whole
 // vectors, packed fills among them, keep one with no trace of the spill's
-// bookkeeping, which costs them registers. The converter's constants (C::WithConstants) are made
-// here, once per call, so that they are this function's locals, which the
-// stores cannot alias, and stay in registers.
-template <class C, bool nt, bool spill = false>
+// bookkeeping, which costs them registers; it converts whole groups only,
+// and the last vectors through L1. The converter's constants
+// (C::WithConstants) are made here, once per call, so that they are this
+// function's locals, which the stores cannot alias, and stay in registers.
+template <class C, bool nt, bool spill>
 HWY_NOINLINE void ConvertRun(const detail::KernelArgs& s, const typename C::Params& fill_params,
                              uint64_t block, uint64_t n, VectorPlaces<typename C::Type> to) {
   const typename C::Params params = fill_params;  // as GenerateConverted's copy
   C::WithConstants(params, [&](const auto& k) __attribute__((always_inline)) {
-    ConvertRunWith<C, nt, spill>(s, k, block, n, to);
+    ConvertRunWith<C, nt, spill>(s, params, k, block, n, to);
   });
 }
 #endif

@@ -354,7 +354,10 @@ std::vector<DistCase> DistCases() {
           {"bernoulli-float32", DataType::kFloat32, Distribution::Bernoulli(0.5)},
           {"integers-int32", DataType::kInt32, Distribution::Integers(0, 1000)},
           {"integers-int64", DataType::kInt64, Distribution::Integers(0, 1000)},
-          {"integers-int64-wide", DataType::kInt64, Distribution::Integers(0, int64_t{1} << 40)}};
+          {"integers-int64-wide", DataType::kInt64, Distribution::Integers(0, int64_t{1} << 40)},
+          // Converters with long math (a logarithm), converted from L1.
+          {"exponential-float32", DataType::kFloat32, Distribution::Exponential(1)},
+          {"geometric-int32", DataType::kInt32, Distribution::Geometric(0.2)}};
 }
 
 // A distribution's fill and the uint32 bits fill of the same element count
@@ -641,7 +644,8 @@ void RegisterAll() {
     // Replay: one element per GPU thread (64 Ki) and 62 blocks per thread (64 Mi).
     for (const DistCase& c : DistCases()) {
       const std::string name = c.name;
-      if (name != "uniform-float32" && name != "normal-float32" && name != "uniform-bfloat16") {
+      if (name != "uniform-float32" && name != "normal-float32" && name != "uniform-bfloat16" &&
+          name != "exponential-float32") {
         continue;
       }
       for (int64_t n : {int64_t{1} << 16, int64_t{1} << 26}) {

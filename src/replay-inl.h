@@ -174,6 +174,47 @@ inline void ThreadBlocks(const KernelArgs& s, uint64_t t0, uint64_t count, uint3
 #endif
 }
 
+#if HWY_TARGET != HWY_SCALAR
+// One word vector of row k at thread offset i to out + k row_stride + i:
+// whole, or the part below counts[k] through a scratch vector.
+template <class C>
+HWY_INLINE void PutRow(const typename C::Params& p, convert::VW w, int k, uint64_t i,
+                       const uint64_t counts[4], typename C::Type* out, uint64_t row_stride,
+                       bool nontemporal) {
+  using T = typename C::Type;
+  const convert::DW dw;
+  const size_t N = hn::Lanes(dw);
+  T* to = out + k * row_stride + i;
+  if (i + N <= counts[k]) {
+    ConvertRow<C>(p, w, to, nontemporal);
+  } else if (i < counts[k]) {
+    HWY_ALIGN T scratch[hn::MaxLanes(dw)];
+    ConvertRow<C>(p, w, scratch, false);
+    std::memcpy(to, scratch, (counts[k] - i) * sizeof(T));
+  }
+}
+
+// `vectors` word vectors of consecutive threads from thread offset i, words
+// k of each at words + (4 v + k) N, to their rows: for the converters with
+// long math (C::kAfterGroup), whose vector code is then compiled once per
+// kind and target, in a loop, instead of twice per word and row of every
+// group size (which made the replay kernels most of their units' code). The
+// words wait in L1, as in the stream-order run (run-inl.h).
+template <class C>
+HWY_NOINLINE void PutRowsFromL1(const typename C::Params& p, const uint32_t* words,
+                                size_t vectors, uint64_t i, const uint64_t counts[4],
+                                typename C::Type* out, uint64_t row_stride, bool nontemporal) {
+  const convert::DW dw;
+  const size_t N = hn::Lanes(dw);
+  for (size_t v = 0; v < vectors; ++v) {
+    for (int k = 0; k < 4; ++k) {
+      PutRow<C>(p, hn::Load(dw, words + (4 * v + k) * N), k, i + v * N, counts, out, row_stride,
+                nontemporal);
+    }
+  }
+}
+#endif
+
 // ReplayRowsFn for a one-word element-wise converter C.
 template <class C>
 void ReplayRows(const KernelArgs& s, uint64_t t0, const uint64_t counts[4], void* dst,
@@ -192,27 +233,22 @@ void ReplayRows(const KernelArgs& s, uint64_t t0, const uint64_t counts[4], void
   }
 #else
   const size_t N = hn::Lanes(dw);
-  // One word vector of row k at thread offset i: whole, or the part below
-  // counts[k] through a scratch vector.
   const auto put = [&](VU32 w, int k, uint64_t i) __attribute__((always_inline)) {
-    T* to = out + k * row_stride + i;
-    if (i + N <= counts[k]) {
-      ConvertRow<C>(p, w, to, nontemporal);
-    } else if (i < counts[k]) {
-      HWY_ALIGN T scratch[hn::MaxLanes(dw)];
-      ConvertRow<C>(p, w, scratch, false);
-      std::memcpy(to, scratch, (counts[k] - i) * sizeof(T));
-    }
+    PutRow<C>(p, w, k, i, counts, out, row_stride, nontemporal);
   };
   if (!NoWord2Carry(s, t0, counts[0] + N)) {
     // Counter word 2 carries somewhere: blocks by the reference, N at a time.
     HWY_ALIGN uint32_t words[4 * hn::MaxLanes(dw)];
-    HWY_ALIGN uint32_t row[hn::MaxLanes(dw)];
+    HWY_ALIGN uint32_t rows[4 * hn::MaxLanes(dw)];  // word k of each thread at rows + k N
     for (uint64_t i = 0; i < counts[0]; i += N) {
       ThreadBlocksScalar(s, t0 + i, N, words);
       for (int k = 0; k < 4; ++k) {
-        for (size_t l = 0; l < N; ++l) row[l] = words[4 * l + k];
-        put(hn::Load(dw, row), k, i);
+        for (size_t l = 0; l < N; ++l) rows[k * N + l] = words[4 * l + k];
+      }
+      if constexpr (C::kAfterGroup) {
+        PutRowsFromL1<C>(p, rows, 1, i, counts, out, row_stride, nontemporal);
+      } else {
+        for (int k = 0; k < 4; ++k) put(hn::Load(dw, rows + k * N), k, i);
       }
     }
     return;
@@ -224,15 +260,28 @@ void ReplayRows(const KernelArgs& s, uint64_t t0, const uint64_t counts[4], void
     constexpr size_t kB = kV * kStatesPerWordVector;
     WithBatches<kB>([&](auto... x) __attribute__((always_inline)) {
       PhiloxThreads(s, t0 + i, lanes, x...);
-      ForEachWordVector(
-          [&](size_t v, VU32 w0, VU32 w1, VU32 w2, VU32 w3) __attribute__((always_inline)) {
-            const uint64_t at = i + v * N;
-            put(w0, 0, at);
-            put(w1, 1, at);
-            put(w2, 2, at);
-            put(w3, 3, at);
-          },
-          0, x...);
+      if constexpr (C::kAfterGroup) {
+        HWY_ALIGN uint32_t words[kRowGroup * 4 * hn::MaxLanes(dw)];
+        ForEachWordVector(
+            [&](size_t v, VU32 w0, VU32 w1, VU32 w2, VU32 w3) __attribute__((always_inline)) {
+              hn::Store(w0, dw, words + (4 * v + 0) * N);
+              hn::Store(w1, dw, words + (4 * v + 1) * N);
+              hn::Store(w2, dw, words + (4 * v + 2) * N);
+              hn::Store(w3, dw, words + (4 * v + 3) * N);
+            },
+            0, x...);
+        PutRowsFromL1<C>(p, words, kV, i, counts, out, row_stride, nontemporal);
+      } else {
+        ForEachWordVector(
+            [&](size_t v, VU32 w0, VU32 w1, VU32 w2, VU32 w3) __attribute__((always_inline)) {
+              const uint64_t at = i + v * N;
+              put(w0, 0, at);
+              put(w1, 1, at);
+              put(w2, 2, at);
+              put(w3, 3, at);
+            },
+            0, x...);
+      }
     });
     i += kV * N;
   };

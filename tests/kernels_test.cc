@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "oracle.h"
+#include "target_sweep.h"
 #include "randtensor/philox.h"
 #include "src/kernel_list.h"
 #include "src/kernels.h"
@@ -30,13 +31,15 @@ constexpr uint8_t kGuard = 0xA5;
 constexpr uint32_t kState[6] = {0xfffffff0u, 0x12345678u, 0xffffffffu, 7u, 0xdeadbeefu,
                                 0xcafef00du};
 
-// Every compiled table whose target this CPU runs.
+// Every compiled table whose target this CPU runs (and the sweep includes).
 std::vector<const KernelTable*> SupportedTables() {
   int count = 0;
   const KernelTable* all = detail::CompiledKernels(&count);
   std::vector<const KernelTable*> out;
   for (int i = 0; i < count; ++i) {
-    if ((all[i].hwy_target & hwy::SupportedTargets()) != 0) out.push_back(&all[i]);
+    if ((all[i].hwy_target & hwy::SupportedTargets()) != 0 && rt_test::Swept(all[i].name)) {
+      out.push_back(&all[i]);
+    }
   }
   return out;
 }

@@ -659,23 +659,37 @@ void RegisterAll() {
         }
       }
     }
-    // Issue 32's short padded rows: 1024 x 256 with row stride 272 (rows of
-    // whole vectors of Philox blocks), and 1024 x 250 at the same stride
-    // (vectors that cross row ends).
-    const DistCase row_cases[] = {
-        {"bits-uint32", DataType::kUint32, randtensor::Distribution::Bits()},
-        {"uniform-float32", DataType::kFloat32, randtensor::Distribution::Uniform(0, 1)}};
-    for (const DistCase& c : row_cases) {
-      for (int64_t cols : {256, 250}) {
-        for (uint32_t threads : thread_counts) {
-          benchmark::RegisterBenchmark(("rows/" + target + "/" + c.name + "/1024x" +
-                                        std::to_string(cols) + "-stride272/threads:" +
-                                        std::to_string(threads))
-                                           .c_str(),
-                                       BM_Rows, target, c, int64_t{1024}, cols, int64_t{272},
-                                       threads)
-              ->UseManualTime();
-        }
+    // Short padded rows: 1024 x 256 with row stride 272 (rows of whole
+    // vectors of Philox blocks), and 1024 x 250 at the same stride (vectors
+    // that cross row ends); and, for bits, 256-wide rows by tensor size
+    // (16 rows: both tensors in L1; 4096: 4 MiB, past L2) and stride (264:
+    // no cache line skipped; 320: a line and a half), which separate the
+    // kernel's work per row from the memory side's.
+    struct RowShape {
+      int64_t rows, cols, stride;
+    };
+    const DistCase bits = {"bits-uint32", DataType::kUint32, randtensor::Distribution::Bits()};
+    const DistCase uniform = {"uniform-float32", DataType::kFloat32,
+                              randtensor::Distribution::Uniform(0, 1)};
+    std::vector<std::pair<DistCase, RowShape>> row_cases;
+    for (const DistCase& c : {bits, uniform}) {
+      row_cases.push_back({c, {1024, 256, 272}});
+      row_cases.push_back({c, {1024, 250, 272}});
+    }
+    for (int64_t rows : {16, 64, 256, 4096}) {
+      for (int64_t stride : {264, 272, 320}) row_cases.push_back({bits, {rows, 256, stride}});
+    }
+    for (const auto& [c, shape] : row_cases) {
+      for (uint32_t threads : thread_counts) {
+        benchmark::RegisterBenchmark(("rows/" + target + "/" + c.name + "/" +
+                                      std::to_string(shape.rows) + "x" +
+                                      std::to_string(shape.cols) + "-stride" +
+                                      std::to_string(shape.stride) + "/threads:" +
+                                      std::to_string(threads))
+                                         .c_str(),
+                                     BM_Rows, target, c, shape.rows, shape.cols, shape.stride,
+                                     threads)
+            ->UseManualTime();
       }
     }
     // Misaligned outputs (64 Mi elements): 16 bytes past a 64-byte boundary

@@ -663,8 +663,9 @@ void RegisterAll() {
     // vectors of Philox blocks), and 1024 x 250 at the same stride (vectors
     // that cross row ends); and, for bits, 256-wide rows by tensor size
     // (16 rows: both tensors in L1; 4096: 4 MiB, past L2) and stride (264:
-    // no cache line skipped; 320: a line and a half), which separate the
-    // kernel's work per row from the memory side's.
+    // no cache line skipped; 320: a line and a half): a cost that grows
+    // with the rows at every size is the kernel's per row end, one that
+    // appears only past L1 or L2 the memory side's.
     struct RowShape {
       int64_t rows, cols, stride;
     };

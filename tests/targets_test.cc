@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <ostream>
 #include <random>
@@ -258,6 +259,23 @@ std::string TargetName(const ::testing::TestParamInfo<TargetParam>& info) {
 
 INSTANTIATE_TEST_SUITE_P(AllCompiled, TargetTest, ::testing::ValuesIn(AllTargets()),
                          TargetName);
+
+// RANDTENSOR_TEST_SKIP_TARGETS names whole targets, separated by commas.
+TEST(TargetSweep, SkipListNamesWholeTargets) {
+  const char* before = std::getenv("RANDTENSOR_TEST_SKIP_TARGETS");
+  const std::string saved = before == nullptr ? "" : before;
+  ASSERT_EQ(setenv("RANDTENSOR_TEST_SKIP_TARGETS", "NEON,SCALAR", 1), 0);
+  EXPECT_FALSE(rt_test::Swept("NEON"));
+  EXPECT_FALSE(rt_test::Swept("SCALAR"));
+  EXPECT_TRUE(rt_test::Swept("NEO"));
+  EXPECT_TRUE(rt_test::Swept("SVE"));
+  EXPECT_TRUE(rt_test::Swept("AVX2"));
+  ASSERT_EQ(setenv("RANDTENSOR_TEST_SKIP_TARGETS", "", 1), 0);
+  EXPECT_TRUE(rt_test::Swept("NEON"));
+  ASSERT_EQ(unsetenv("RANDTENSOR_TEST_SKIP_TARGETS"), 0);
+  EXPECT_TRUE(rt_test::Swept("SCALAR"));
+  if (before != nullptr) setenv("RANDTENSOR_TEST_SKIP_TARGETS", saved.c_str(), 1);
+}
 
 TEST(Targets, AtLeastScalarIsCompiledAndSupported) {
   bool scalar = false;

@@ -519,13 +519,16 @@ inline std::vector<randtensor::TargetInfo> CompiledTargets() {
 // restores "auto".
 template <class Body>
 void ForEachSupportedTarget(const Body& body) {
+  int swept = 0;
   for (const randtensor::TargetInfo& t : CompiledTargets()) {
     if (!t.supported || !Swept(t.name)) continue;
     SCOPED_TRACE(std::string("target ") + t.name);
     const randtensor::Status status = randtensor::SetTarget(t.name);
     ASSERT_TRUE(status.ok()) << status.message();
     body(t);
+    ++swept;
   }
+  ASSERT_GT(swept, 0) << "RANDTENSOR_TEST_SKIP_TARGETS left no supported target";
   ASSERT_TRUE(randtensor::SetTarget("auto").ok());
 }
 

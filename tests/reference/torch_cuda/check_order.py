@@ -13,8 +13,12 @@ DIR holds torch_cuda_order.json and torch_cuda_order.npz. For every recorded cal
   - dropout: output and mask of native_dropout, the output of F.dropout, and for the
     in-place F.dropout (which is bernoulli_(1 - p) on a noise tensor, not the fused
     kernel) the zero pattern against bernoulli(1 - p);
+  - a call stored whole (every call of <= 1024 elements) has the SHA-256 the GPU host
+    took of the whole tensor (and of the mask): the stored values must have it, so the
+    element comparison above covers the GPU's whole tensor;
   - --full N: for calls with numel <= N (non-normal kinds) recompute every element and
-    compare the SHA-256 of the whole tensor (slow: about 0.1 ms per element).
+    compare the SHA-256 of the whole tensor (slow: about 0.1 ms per element), for
+    recordings that store a sample only.
 The uncertain choice of ORDER.md (dropout's vector width for 2-byte types: 8 by
 torch 2.11's source, 4 before pytorch PR #145746) is evaluated both ways and reported.
 Exit status 0 when every call matches the default model. Needs NumPy and mpmath.
@@ -68,6 +72,11 @@ def compare_call(call, arrays, env, extra=None):
     vals, new_off = order.elements(kind, dtype, n, seed, off, sm, tps, indices=idx, **params)
     if call["state_after"] != [seed, new_off]:
         problems.append({"what": "offset", "recorded_after": call["state_after"], "model_after": [seed, new_off]})
+    if len(idx) == n and call.get("sha256"):
+        for key, name in (("val", "sha256"), ("mask", "mask_sha256")):
+            if name in call and f"c{i}_{key}" in arrays and \
+                    hashlib.sha256(arrays[f"c{i}_{key}"].tobytes()).hexdigest() != call[name]:
+                problems.append({"what": f"stored {key} differ from the whole tensor's {name}"})
     worst = 0.0
     for k, (e, g, m) in enumerate(zip(idx, got, vals)):
         bad = None

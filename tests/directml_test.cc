@@ -1,10 +1,11 @@
 // Bad input for the DirectML-shaped entry point (randtensor/directml.h):
 // ExecuteRandomGenerator and CalcBufferTensorSize(Checked).
 //
-// Built twice (tests/CMakeLists.txt): as is, every call goes through
-// ExecuteRandomGenerator; with RANDTENSOR_DML_VIA_OPERATOR (ctest names
-// "operator.*"), through RandomGeneratorOperator::Create and then Execute,
-// so every rule, message and value below holds for both ways in.
+// Run twice (tests/CMakeLists.txt): as is, every call goes through
+// ExecuteRandomGenerator; with RANDTENSOR_DML_VIA_OPERATOR=1 in the
+// environment (ctest names "operator.*"), through
+// RandomGeneratorOperator::Create and then Execute, so every rule, message
+// and value below holds for both ways in.
 //
 // Every rejection is checked by validation::Rejects: the expected StatusCode,
 // a message naming the field and its value, the input state, the output
@@ -16,6 +17,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <tuple>
@@ -39,6 +41,16 @@ using validation::GuardedMemory;
 using validation::PointerText;
 
 std::vector<int64_t> Widen(const std::vector<UINT>& v) { return {v.begin(), v.end()}; }
+
+// The way in under test: RandomGeneratorOperator where the environment says
+// RANDTENSOR_DML_VIA_OPERATOR=1, else ExecuteRandomGenerator.
+bool ViaOperator() {
+  static const bool via = [] {
+    const char* value = std::getenv("RANDTENSOR_DML_VIA_OPERATOR");
+    return value != nullptr && std::string(value) == "1";
+  }();
+  return via;
+}
 
 // DirectML's formula (SPEC.md section 4), by hand: the last element's offset
 // + 1, times 4 bytes, rounded up to 4.
@@ -92,14 +104,13 @@ class DmlCall {
   }
 
   Status Run() const {
-#if RANDTENSOR_DML_VIA_OPERATOR
-    RandomGeneratorOperator created;
-    const Status status = RandomGeneratorOperator::Create(op, &created);
-    if (!status.ok()) return status;
-    return created.Execute(in_bind, out_bind, os_binding, options);
-#else
+    if (ViaOperator()) {
+      RandomGeneratorOperator created;
+      const Status status = RandomGeneratorOperator::Create(op, &created);
+      if (!status.ok()) return status;
+      return created.Execute(in_bind, out_bind, os_binding, options);
+    }
     return ExecuteRandomGenerator(op, in_bind, out_bind, os_binding, options);
-#endif
   }
 
   testing::AssertionResult Rejects(const Expect& expect) const {

@@ -13,6 +13,7 @@
 # Usage: scripts/sanitize.sh [address|thread|all]   (default: all)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/lib/cpu.sh
 jobs="$(nproc)"
 python=/usr/bin/python3
 [ -x "$python" ] || python="$(command -v python3)"
@@ -78,10 +79,8 @@ run_address() {
   # pages included. Not AVX3 (HWY_AVX3 = 2^8) on a CPU without the AVX-512
   # parts Highway's AVX3 needs (F, VL, DQ, BW): its units are the largest,
   # and there no test would run them.
-  local disabled=4096 flag
-  for flag in avx512f avx512vl avx512dq avx512bw; do
-    if ! grep -qw "$flag" /proc/cpuinfo; then disabled=$((disabled + 256)); break; fi
-  done
+  local disabled=$HWY_SSSE3_BIT
+  cpu_runs_avx3 || disabled=$((disabled + HWY_AVX3_BIT))
   CC=clang-14 CXX=clang++-14 configure_and_build build-asan "-O2 -gline-tables-only -DNDEBUG" \
     "$flags -DHWY_BROKEN_EMU128=1 -DHWY_DISABLED_TARGETS=$disabled" -DRANDTENSOR_BUILD_FUZZERS=ON \
     -DRANDTENSOR_KERNEL_FLAGS="$kernel_checks_left_out" \

@@ -116,16 +116,24 @@ aarch64-linux-gnu-gcc -O2 -o "$build/sve_vl" "$build/sve_vl.c"
 
 # Test programs, from CTest's own list: each executable whose tests
 # GoogleTest discovered (--gtest_filter in the command), and the other
-# tests by name.
+# tests by name. A program whose tests ctest also runs with an environment
+# of their own (the DirectML tests through the operator,
+# RANDTENSOR_DML_VIA_OPERATOR=1) runs those tests a second time with it:
+# one line per program and environment, "program<TAB>environment<TAB>its
+# tests" (the tests only where there is an environment).
 ctest --test-dir "$build" --show-only=json-v1 > "$build/tests.json"
 mapfile -t gtest_programs < <(python3 - "$build/tests.json" <<'EOF'
 import json, sys
-seen = []
+runs = {}  # (program, environment) -> test names
 for t in json.load(open(sys.argv[1]))["tests"]:
     cmd = t.get("command", [])
-    if len(cmd) > 2 and any(a.startswith("--gtest_filter=") for a in cmd[2:]) and cmd[1] not in seen:
-        seen.append(cmd[1])
-print("\n".join(seen))
+    names = [a[len("--gtest_filter="):] for a in cmd[2:] if a.startswith("--gtest_filter=")]
+    if len(cmd) > 2 and names:
+        env = " ".join(v for p in t.get("properties", []) if p["name"] == "ENVIRONMENT"
+                       for v in p["value"])
+        runs.setdefault((cmd[1], env), []).extend(names)
+for (program, env), names in runs.items():
+    print("\t".join([program, env, ":".join(names) if env else ""]))
 EOF
 )
 mapfile -t other_tests < <(python3 - "$build/tests.json" <<'EOF'
@@ -188,19 +196,21 @@ run_job() {  # N
   : > "$out.fail"
   case "$kind" in
     program)
-      local name log
-      name="$(basename "$arg")"
-      log="$build/$name.$tag.log"
+      local name log program envs tests
+      IFS=$'\t' read -r program envs tests <<< "$arg"
+      name="$(basename "$program")"
+      log="$build/$name.$tag${envs:+.env}.log"
       local skip="$REEXEC_TESTS" skip_targets=""
       if [ "$full" = 0 ] && [ "$cpu" != "max,sve=off" ]; then skip_targets="$SVE_CPU_SKIP_TARGETS"; fi
       if [ "$full" = 0 ] && [ "$name" = randtensor_kernels_test ] &&
          [[ "$cpu" == *sve256=on* || "$cpu" == *sve512=on* ]]; then
         skip="${skip:+$skip:}$SVE_WIDE_SKIP"
       fi
+      local filter="$tests${skip:+-$skip}"
       # shellcheck disable=SC2086
-      if (cd "$(dirname "$arg")" && export RANDTENSOR_TEST_SKIP_TARGETS="$skip_targets" &&
-          $qemu_cmd "$arg" ${skip:+--gtest_filter="-$skip"}) > "$log" 2>&1; then
-        echo "   ok   $name ($(grep -E '^\[  PASSED  \]' "$log" | sed 's/.*\] //'), $((SECONDS - t0)) s${skip_targets:+, sweeps without $skip_targets})"
+      if (cd "$(dirname "$program")" && export RANDTENSOR_TEST_SKIP_TARGETS="$skip_targets" &&
+          env $envs $qemu_cmd "$program" ${filter:+--gtest_filter="$filter"}) > "$log" 2>&1; then
+        echo "   ok   $name${envs:+ with $envs} ($(grep -E '^\[  PASSED  \]' "$log" | sed 's/.*\] //'), $((SECONDS - t0)) s${skip_targets:+, sweeps without $skip_targets})"
       else
         echo "   FAIL $name: $log"
         grep -E '^\[  FAILED  \] .*[^)]$|^not ok' "$log" | sort -u | head -20 | sed 's/^/        /'
@@ -264,7 +274,7 @@ for ci in "${!CPUS[@]}"; do
   header[ci]="$(echo "== -cpu $cpu: SVE vector length $vl bits; randtensor targets:"; sed 's/^/     /' <<< "$targets")"
   cpu_first[ci]=$jobs_total
   for program in "${gtest_programs[@]}"; do
-    name="$(basename "$program")"
+    name="$(basename "${program%%$'\t'*}")"
     if [ "$full" = 0 ] && [ "$cpu" != "max,sve=off" ] && ! [[ "$name" =~ $SVE_PROGRAMS ]]; then
       continue
     fi

@@ -56,6 +56,7 @@ detail::GenerateKernels KernelsOf() {
 #endif
   if constexpr (replay::HasReplayRows<C>()) k.replay_rows = replay::ReplayRows<C>;
   k.rows = convert::GenerateRows<C>;
+  k.vector_elements = convert::VectorElements<C>();
   return k;
 }
 

@@ -109,6 +109,10 @@ struct GenerateKernels {
   // on its own (normals pair words): those convert thread-major blocks.
   ReplayRowsFn replay_rows = nullptr;
   GenerateRowsFn rows = nullptr;
+  // Elements per vector of Philox blocks (1 on the scalar target): rows of
+  // whole vectors from a block boundary go through `rows` with no vector
+  // crossing a row end.
+  uint64_t vector_elements = 1;
 };
 
 // Whether `columns` takes this shape: whole Philox blocks per run, whole

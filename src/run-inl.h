@@ -329,30 +329,44 @@ struct VectorPlaces : RowPlaces<T> {
   size_t half = 0;         // the current group's parity
 
   // The place of the group's vector `slot` (per_vector elements). Without
-  // kSpill, rows are whole vectors.
+  // kSpill, rows are whole vectors, and a row end costs no branch: it falls
+  // on a different slot of each group unless the rows are whole groups, so
+  // a branch on it would be mispredicted at almost every row end, and each
+  // misprediction throws away the next group's rounds in flight
+  // (docs/kernel-speed.md, "How the kernel reaches its bound"). The spills'
+  // loop branches: the copy of each piece (Place) branches on its size
+  // anyway.
   template <bool kSpill>
   HWY_INLINE T* Next(uint64_t per_vector, size_t slot) {
     T* const at = this->row + this->col;
     const uint64_t end = this->col + per_vector;
-    if (HWY_LIKELY(end < this->row_len)) {
-      this->col = end;
+    if constexpr (!kSpill) {
+      // All ones where this vector ends its row.
+      const uint64_t wrap = uint64_t{0} - static_cast<uint64_t>(end == this->row_len);
+      this->row += static_cast<ptrdiff_t>(static_cast<uint64_t>(this->row_step) & wrap);
+      this->col = end & ~wrap;
       return at;
-    }
-    if (!kSpill || end == this->row_len) {
+    } else {
+      if (HWY_LIKELY(end < this->row_len)) {
+        this->col = end;
+        return at;
+      }
+      if (end == this->row_len) {
+        this->row += this->row_step;
+        this->col = 0;
+        return at;
+      }
+      // Crosses the row end: its slot noted with its place. Inline, as
+      // Place: no call in the run's loop (CopyPiece).
+      T* const into = spill->elements + (half * kBatches + slot) * per_vector;
+      const size_t i = spill->count[half]++;
+      spill->from[half][i] = into;
+      spill->row[half][i] = this->row;
+      spill->col[half][i] = this->col;
+      this->col = end - this->row_len;
       this->row += this->row_step;
-      this->col = 0;
-      return at;
+      return into;
     }
-    // Crosses the row end: its slot noted with its place. Inline, as
-    // Place: no call in the run's loop (CopyPiece).
-    T* const into = spill->elements + (half * kBatches + slot) * per_vector;
-    const size_t i = spill->count[half]++;
-    spill->from[half][i] = into;
-    spill->row[half][i] = this->row;
-    spill->col[half][i] = this->col;
-    this->col = end - this->row_len;
-    this->row += this->row_step;
-    return into;
   }
   // After each group: the last group's spilled vectors to their places;
   // the next group takes their slots.
@@ -648,6 +662,17 @@ void GenerateConverted(const detail::KernelArgs& s, uint64_t first, uint64_t cou
     owed += count * sizeof(T);
   }
   flush(true);
+#endif
+}
+
+// Elements per vector of Philox blocks (GenerateKernels::vector_elements):
+// the scalar target has no vectors.
+template <class C>
+uint64_t VectorElements() {
+#if HWY_TARGET == HWY_SCALAR
+  return 1;
+#else
+  return BlocksPerVector() * (4 / C::kWords);
 #endif
 }
 

@@ -4,14 +4,14 @@
 //
 // - Rows (innermost stride 1: packed, padded rows). Long rows are generated
 //   straight into the output by the contiguous kernel, with non-temporal stores
-//   where the host writes them faster (store_choice.h); padded rows go several
-//   rows per call (the kernels' `rows`; streamed only where they are whole
-//   aligned vectors), since a call per row would restart the run with too
-//   few vectors in flight to hide the multiplier latency. Shorter rows
-//   (under kDirectRow elements) would pay the
-//   kernel's per-call cost and a partial vector per row, so a chunk spanning
-//   many rows is generated into an L1 staging buffer and copied out row by
-//   row (streamed where the output is).
+//   where the host writes them faster (store_choice.h); padded rows go
+//   several rows per call (the kernels' `rows`; streamed only where they
+//   are whole aligned vectors), since a call per row would restart the run
+//   with too few vectors in flight to hide the multiplier latency: long
+//   rows, and short ones that are whole vectors of Philox blocks
+//   (InPlaceRows). Other short rows would pay a partial vector per row, so
+//   a chunk spanning many rows is generated into an L1 staging buffer and
+//   copied out row by row (streamed where the output is).
 // - Transposed (innermost stride not 1, but another dimension M has stride
 //   +-1: NHWC, column-major; the innermost dimension is a run of the stream). Work goes in 2-D tiles: for Tm indices along M,
 //   a segment of Tl logical elements along the innermost dimension L each
@@ -62,9 +62,11 @@ constexpr uint64_t kMinTaskElements = uint64_t{1} << 14;  // 64 KiB of UINT32
 constexpr uint64_t kTasksPerThread = 4;
 // Bytes of L1 staging per task (16 KiB: leaves room in a 32 KiB L1D).
 constexpr uint64_t kStageBytes = 16384;
-// Rows shorter than this are staged rather than generated in place (measured:
-// longer rows lose more to the staging copy than to their partial vectors).
-constexpr int64_t kDirectRow = 128;
+// Rows at least this long are generated in place even a call per row
+// (they lose more to a staging copy than to a partial vector per row);
+// shorter ones only where the kernel's `rows` takes many at once
+// (InPlaceRows), staged otherwise.
+constexpr uint64_t kDirectRow = 128;
 // Indices along M per transposed tile: each written run is 16 words, one
 // whole cache line. Tiles grow along M when the rows along L are short.
 constexpr int64_t kTileRows = 16;
@@ -197,7 +199,10 @@ class RowCursor {
 // or not they are whole vectors of Philox blocks, so that short rows keep a
 // whole group of vectors in flight; the kernel declines only non-temporal
 // rows it cannot stream straight from registers (GenerateRowsFn), which
-// then take one `contiguous` call each, as do partial rows at a task's ends.
+// then take one `contiguous` call each where they are long (kDirectRow) and
+// the staged way where short; partial rows at a task's ends take one
+// `contiguous` call each.
+void WriteStaged(const Job& job, uint64_t begin, uint64_t end);
 void WriteRows(const Job& job, uint64_t begin, uint64_t end) {
   const Layout& L = *job.layout;
   RowCursor cur(L, begin);
@@ -217,6 +222,7 @@ void WriteRows(const Job& job, uint64_t begin, uint64_t end) {
           if (e < end) cur.AdvanceRows(k);
           continue;
         }
+        if (row < kDirectRow) return WriteStaged(job, e, end);
         try_rows = false;
       }
     }
@@ -363,6 +369,24 @@ void RunTask(void* context, uint32_t index) {
   if (job.nontemporal) NonTemporalFence();
 }
 
+// Whether rows of stride 1 are generated in place (Strategy::kRows): long
+// rows; and shorter ones that are whole vectors of Philox blocks from a
+// block boundary (`first`, the stream element of the first), follow each
+// other in the stream, and give each call of the kernel's `rows` at least a
+// long row's elements. Short rows that vectors cross are staged: where
+// branch mispredictions are dear (Zen 3), copying the crossing vectors'
+// pieces out of L1 cost more than the staging copy (benchmarks/RESULTS.md,
+// "The Zen 3 VM").
+bool InPlaceRows(const Layout& L, const GenerateKernels& generate, uint64_t first,
+                 uint64_t per_block) {
+  const uint64_t row = static_cast<uint64_t>(L.sizes[L.rank - 1]);
+  if (L.rank == 1 || row >= kDirectRow) return true;
+  const uint64_t rows = static_cast<uint64_t>(L.sizes[L.rank - 2]);
+  return generate.rows != nullptr && row % generate.vector_elements == 0 &&
+         first % per_block == 0 && static_cast<uint64_t>(L.stream_strides[L.rank - 2]) == row &&
+         rows * row >= kDirectRow;
+}
+
 // The dimension with stride +-1 other than the innermost, or -1.
 int UnitStrideDim(const Layout& L) {
   for (int d = L.rank - 2; d >= 0; --d) {
@@ -461,8 +485,9 @@ void WriteTensor(const Plan& plan, const PhiloxState& state, FillInfo* info) noe
   job.lead = layout.stream_contiguous ? plan.stream_base & (per_block - 1) : 0;
 
   if (layout.strides[inner] == 1 && inner_stream_run) {
-    job.strategy = layout.sizes[inner] >= kDirectRow || layout.rank == 1 ? Strategy::kRows
-                                                                        : Strategy::kStagedRows;
+    job.strategy = InPlaceRows(layout, *job.generate, plan.stream_base, per_block)
+                       ? Strategy::kRows
+                       : Strategy::kStagedRows;
   } else if (layout.strides[inner] == 1) {
     job.strategy = Strategy::kStagedRows;  // a row skips through the stream
   } else {

@@ -31,12 +31,16 @@ using rt_test::StoreMode;
 
 const PhiloxState kState{{0xfffffffb, 0x01234567, 0x89abcdef, 0xfedcba98, 0x600df00d, 0xc0ffee}};
 
-// Row lengths: whole vectors of blocks on every target (64, 128, 256, 1024
-// uint32 elements), a block but not a vector (132, 260), neither (129, 250,
-// 257, 1000), and rows shorter than the writer places in place (1, 3, 5,
-// 17: staged); pads that keep the row stride a vector multiple (64) or not,
-// odd ones among them.
-const int64_t kRows[] = {1, 3, 5, 17, 64, 128, 129, 132, 250, 256, 257, 260, 1000, 1024};
+// Row lengths: whole vectors of blocks on every x86 target (64, 128, 256,
+// 1024 uint32 elements), a block but not a vector (132, 260), neither (129,
+// 250, 257, 1000); short rows, in place where they are whole vectors of
+// blocks (8 uint32 elements on SSE4, 16 on AVX2, 64 on AVX-512) from a
+// block boundary, staged otherwise: whole vectors on some targets, shorter
+// than one on others (16, 32, 48), vectors crossing row ends (17, 20, 36),
+// shorter than any vector (1, 3, 5); pads that keep the row stride a vector
+// multiple (64) or not, odd ones among them.
+const int64_t kRows[] = {1,   3,   5,   16,  17,  20,  32,   36,  48,
+                         64,  128, 129, 132, 250, 256, 257, 260, 1000, 1024};
 const int64_t kPads[] = {1, 3, 7, 16, 64};
 
 std::vector<Shape> ShapesOf(int64_t row, int64_t pad) {
@@ -77,7 +81,7 @@ TEST(Rows, PaddedRowsEqualTheOracle) {
 // untouched.
 TEST(Rows, StreamedPaddedRowsEqualTheOracle) {
   rt_test::ForEachSupportedTarget([](const randtensor::TargetInfo&) {
-    for (int64_t row : {64, 250, 256, 257, 1000}) {
+    for (int64_t row : {16, 20, 64, 250, 256, 257, 1000}) {
       for (int64_t pad : {1, 16, 17}) {
         for (size_t misalign : {0, 4, 16}) {
           for (uint64_t offset : {0, 2}) {
@@ -95,6 +99,50 @@ TEST(Rows, StreamedPaddedRowsEqualTheOracle) {
           }
         }
       }
+    }
+  });
+}
+
+// Where short padded rows go: many rows of whole vectors of Philox blocks
+// from a block boundary (64 uint32 elements: one vector of blocks on
+// AVX-512, four on AVX2) are generated in place, with the vectors in flight
+// across row ends, not staged through L1 and copied; short rows that
+// vectors would cross (36 elements; 64 from an element offset of 1) are
+// staged, as are rows shorter than any vector of blocks (the scalar target,
+// which has no vectors, takes short rows of any length in place from a
+// block boundary).
+TEST(Rows, ShortRowsOfWholeVectorsAreGeneratedInPlace) {
+  rt_test::ForEachSupportedTarget([](const randtensor::TargetInfo& target) {
+    // Vectors of blocks longer than the row (SVE at 1024 bits and more):
+    // those rows are staged.
+    if (target.lanes > 16) return;
+    const bool scalar = std::string(target.name) == "SCALAR";
+    const char* staged = scalar ? "rows" : "staged rows";
+    struct Case {
+      int64_t row, stride;
+      uint64_t offset;
+      const char* strategy;
+    };
+    for (const Case& c : {Case{64, 80, 0, "rows"}, Case{64, 80, 1, "staged rows"},
+                          Case{36, 40, 0, staged}, Case{3, 5, 0, staged}}) {
+      const int64_t sizes[2] = {256, c.row}, strides[2] = {c.stride, 1};
+      randtensor::TensorDesc desc;
+      desc.rank = 2;
+      desc.sizes = sizes;
+      desc.strides = strides;
+      desc.dtype = randtensor::DataType::kUint32;
+      std::vector<uint32_t> out(static_cast<size_t>(256 * c.stride));
+      randtensor::FillInfo info;
+      randtensor::FillOptions options;
+      options.threads = 1;
+      options.element_offset = c.offset;
+      options.info = &info;
+      PhiloxState next;
+      ASSERT_TRUE(
+          randtensor::Fill(desc, out.data(), out.size() * 4, kState, &next, options).ok());
+      EXPECT_STREQ(info.strategy, c.strategy)
+          << target.name << ": " << c.row << "-element rows, stride " << c.stride
+          << ", element offset " << c.offset;
     }
   });
 }
@@ -135,7 +183,7 @@ TEST(Rows, PaddedRowsOfEveryElementSizeEqualThePackedFill) {
                         {DataType::kUint8, Distribution::Bernoulli(0.5)},
                         {DataType::kInt64, Distribution::Integers(0, 1000)},
                         {DataType::kInt64, Distribution::Integers(0, int64_t{1} << 40)}};
-  const int64_t row_lengths[] = {1, 3, 5, 17, 129, 250, 256, 257, 1000};
+  const int64_t row_lengths[] = {1, 3, 5, 16, 17, 36, 129, 250, 256, 257, 1000};
   const int64_t pads[] = {1, 7, 64};
   const uint64_t offsets[] = {0, 1, 3};
   const int64_t rows = 13;

@@ -37,8 +37,9 @@ using rt_guard::Padded;
 using rt_test::FillCase;
 using rt_test::Shape;
 
-// Around every vector width (4, 8, 16 lanes) and the writer's switch from
-// staged to in-place rows at 128 elements.
+// Around every vector width (4, 8, 16 lanes) and the writer's switches from
+// staged to in-place rows (a vector of Philox blocks: 8, 16 or 64 uint32
+// elements; 128 elements).
 const std::vector<int64_t> kVectorSizes = {1,  3,  4,  5,  15, 16,  17,  31,
                                            32, 33, 63, 64, 65, 127, 128, 129};
 // Past the writer's 4096-word staging buffer and the kernel's 1024-word
@@ -243,7 +244,9 @@ std::vector<Shape> PackedShapes(Sampler&) {
   return out;
 }
 
-// Rows padded apart: staged below 128 elements per row, in place from 128.
+// Rows padded apart: in place from 128 elements, and shorter rows that are
+// whole vectors of Philox blocks (several rows per kernel call); the other
+// short rows staged.
 std::vector<Shape> PaddedRowShapes(Sampler& s) {
   std::vector<Shape> out;
   for (int64_t n : AllSizes()) {

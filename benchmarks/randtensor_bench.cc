@@ -661,11 +661,10 @@ void RegisterAll() {
     }
     // Short padded rows: 1024 x 256 with row stride 272 (rows of whole
     // vectors of Philox blocks), and 1024 x 250 at the same stride (vectors
-    // that cross row ends); and, for bits, 256-wide rows by tensor size
-    // (16 rows: both tensors in L1; 4096: 4 MiB, past L2) and stride (264:
-    // no cache line skipped; 320: a line and a half): a cost that grows
-    // with the rows at every size is the kernel's per row end, one that
-    // appears only past L1 or L2 the memory side's.
+    // that cross row ends); and by row length: 32 and 64 elements (a few
+    // vectors of blocks on AVX2, a vector or less on AVX-512), 240 (on
+    // AVX2 15 vectors: three whole groups, so every row ends on the same
+    // slot of a group), 36 and 100 (vectors that cross row ends).
     struct RowShape {
       int64_t rows, cols, stride;
     };
@@ -674,11 +673,12 @@ void RegisterAll() {
                               randtensor::Distribution::Uniform(0, 1)};
     std::vector<std::pair<DistCase, RowShape>> row_cases;
     for (const DistCase& c : {bits, uniform}) {
-      row_cases.push_back({c, {1024, 256, 272}});
-      row_cases.push_back({c, {1024, 250, 272}});
-    }
-    for (int64_t rows : {16, 64, 256, 4096}) {
-      for (int64_t stride : {264, 272, 320}) row_cases.push_back({bits, {rows, 256, stride}});
+      for (const RowShape& shape : {RowShape{1024, 256, 272}, RowShape{1024, 250, 272},
+                                    RowShape{4096, 32, 40}, RowShape{4096, 64, 80},
+                                    RowShape{1024, 240, 272}, RowShape{4096, 36, 40},
+                                    RowShape{1024, 100, 112}}) {
+        row_cases.push_back({c, shape});
+      }
     }
     for (const auto& [c, shape] : row_cases) {
       for (uint32_t threads : thread_counts) {

@@ -26,7 +26,6 @@
 #include <utility>
 #include <vector>
 
-#include "hwy/targets.h"
 #include "randtensor/fill.h"
 #include "randtensor/targets.h"
 #include "src/dispatch.h"
@@ -43,11 +42,6 @@
 
 namespace randtensor {
 namespace {
-
-// Whether this CPU runs table's target and the sweep includes it.
-bool Sweeps(const detail::KernelTable& table) {
-  return (table.hwy_target & hwy::SupportedTargets()) != 0 && rt_test::Swept(table.name);
-}
 
 struct Record {
   std::string kind;  // fill or convert
@@ -386,7 +380,7 @@ TEST(Distributions, EdgeWordsEqualTheReferenceInEveryKernel) {
     std::vector<uint32_t> words;
     for (const auto& p : r.pairs) words.push_back(p.first);
     for (int t = 0; t < count; ++t) {
-      if (!Sweeps(tables[t])) continue;
+      if (!rt_test::SweepsTable(tables[t])) continue;
       std::vector<uint8_t> out(words.size() * static_cast<size_t>(size) + 8, 0xA5);
       tables[t].Generate(kind).convert(*params, words.data(), words.size(), out.data());
       for (size_t i = 0; i < words.size(); ++i) {
@@ -458,7 +452,7 @@ TEST(Distributions, Bfloat16UniformNearZeroIsTheSameInEveryKernel) {
     std::vector<uint16_t> want(words.size()), got(words.size());
     scalar->Generate(kind).convert(p, words.data(), words.size(), want.data());
     for (int t = 0; t < count; ++t) {
-      if (!Sweeps(tables[t])) continue;
+      if (!rt_test::SweepsTable(tables[t])) continue;
       tables[t].Generate(kind).convert(p, words.data(), words.size(), got.data());
       for (size_t i = 0; i < words.size(); ++i) {
         ASSERT_EQ(got[i], want[i]) << "uniform(" << c.low << ", " << d.high << ") target "
@@ -507,7 +501,7 @@ TEST(Distributions, FloatNormalsOfEdgeWordsAreWithinTheProvenBound) {
   constexpr float kP32_2Pi = 0x1p-32f * 6.2831855f;
   int checked = 0;
   for (int t = 0; t < count; ++t) {
-    if (!Sweeps(tables[t])) continue;
+    if (!rt_test::SweepsTable(tables[t])) continue;
     std::vector<float> z(words.size());
     tables[t].Generate(kind).convert(*params, words.data(), words.size(), z.data());
     for (size_t i = 0; i < words.size(); ++i) {
@@ -542,7 +536,7 @@ int ExpectOnEveryTarget(detail::GenerateKind kind, const detail::KindParams& par
   int count = 0, checked = 0;
   const detail::KernelTable* tables = detail::CompiledKernels(&count);
   for (int t = 0; t < count; ++t) {
-    if (!Sweeps(tables[t])) continue;
+    if (!rt_test::SweepsTable(tables[t])) continue;
     std::vector<T> out(n + 1, T(0x5A5A));
     tables[t].Generate(kind).convert(params, words, n, out.data());
     for (size_t i = 0; i < n; ++i) {
@@ -708,7 +702,7 @@ TEST(Distributions, ExactlyThe128LargestWordsFlipToLow) {
   std::vector<uint32_t> words;
   for (uint32_t k = 1; k <= 200; ++k) words.push_back(0u - k);
   for (int t = 0; t < count; ++t) {
-    if (!Sweeps(tables[t])) continue;
+    if (!rt_test::SweepsTable(tables[t])) continue;
     std::vector<float> out(words.size());
     tables[t].Generate(kind).convert(*params, words.data(), words.size(), out.data());
     int zeros = 0;

@@ -37,9 +37,7 @@ std::vector<const KernelTable*> SupportedTables() {
   const KernelTable* all = detail::CompiledKernels(&count);
   std::vector<const KernelTable*> out;
   for (int i = 0; i < count; ++i) {
-    if ((all[i].hwy_target & hwy::SupportedTargets()) != 0 && rt_test::Swept(all[i].name)) {
-      out.push_back(&all[i]);
-    }
+    if (rt_test::SweepsTable(all[i])) out.push_back(&all[i]);
   }
   return out;
 }

@@ -26,12 +26,7 @@ namespace {
 // The supported targets' names (those the sweep includes: rt_test::Swept).
 std::vector<std::string> SupportedTargets() {
   std::vector<std::string> names;
-  for (int i = 0; i < TargetCount(); ++i) {
-    TargetInfo info;
-    if (GetTarget(i, &info).ok() && info.supported && rt_test::Swept(info.name)) {
-      names.push_back(info.name);
-    }
-  }
+  for (const TargetInfo& info : rt_test::SweptTargets()) names.push_back(info.name);
   return names;
 }
 

@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "hwy/targets.h"
+
 namespace rt_test {
 
 // Whether the sweeps over every supported target include target `name`:
@@ -26,6 +28,13 @@ inline bool Swept(const char* name) {
     p = end + 1;
   }
   return true;
+}
+
+// Whether the sweeps include a kernel table (src/kernels.h): its target is
+// one this CPU runs, and Swept.
+template <class KernelTable>
+bool SweepsTable(const KernelTable& table) {
+  return (table.hwy_target & hwy::SupportedTargets()) != 0 && Swept(table.name);
 }
 
 }  // namespace rt_test

@@ -515,13 +515,21 @@ inline std::vector<randtensor::TargetInfo> CompiledTargets() {
   return out;
 }
 
+// The compiled targets this CPU runs that the sweeps include (Swept).
+inline std::vector<randtensor::TargetInfo> SweptTargets() {
+  std::vector<randtensor::TargetInfo> out;
+  for (const randtensor::TargetInfo& t : CompiledTargets()) {
+    if (t.supported && Swept(t.name)) out.push_back(t);
+  }
+  return out;
+}
+
 // Forces each supported target in turn (Swept) and runs `body(info)`;
 // restores "auto".
 template <class Body>
 void ForEachSupportedTarget(const Body& body) {
   int swept = 0;
-  for (const randtensor::TargetInfo& t : CompiledTargets()) {
-    if (!t.supported || !Swept(t.name)) continue;
+  for (const randtensor::TargetInfo& t : SweptTargets()) {
     SCOPED_TRACE(std::string("target ") + t.name);
     const randtensor::Status status = randtensor::SetTarget(t.name);
     ASSERT_TRUE(status.ok()) << status.message();

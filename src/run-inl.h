@@ -346,27 +346,26 @@ struct VectorPlaces : RowPlaces<T> {
       this->row += static_cast<ptrdiff_t>(static_cast<uint64_t>(this->row_step) & wrap);
       this->col = end & ~wrap;
       return at;
-    } else {
-      if (HWY_LIKELY(end < this->row_len)) {
-        this->col = end;
-        return at;
-      }
-      if (end == this->row_len) {
-        this->row += this->row_step;
-        this->col = 0;
-        return at;
-      }
-      // Crosses the row end: its slot noted with its place. Inline, as
-      // Place: no call in the run's loop (CopyPiece).
-      T* const into = spill->elements + (half * kBatches + slot) * per_vector;
-      const size_t i = spill->count[half]++;
-      spill->from[half][i] = into;
-      spill->row[half][i] = this->row;
-      spill->col[half][i] = this->col;
-      this->col = end - this->row_len;
-      this->row += this->row_step;
-      return into;
     }
+    if (HWY_LIKELY(end < this->row_len)) {
+      this->col = end;
+      return at;
+    }
+    if (end == this->row_len) {
+      this->row += this->row_step;
+      this->col = 0;
+      return at;
+    }
+    // Crosses the row end: its slot noted with its place. Inline, as
+    // Place: no call in the run's loop (CopyPiece).
+    T* const into = spill->elements + (half * kBatches + slot) * per_vector;
+    const size_t i = spill->count[half]++;
+    spill->from[half][i] = into;
+    spill->row[half][i] = this->row;
+    spill->col[half][i] = this->col;
+    this->col = end - this->row_len;
+    this->row += this->row_step;
+    return into;
   }
   // After each group: the last group's spilled vectors to their places;
   // the next group takes their slots.

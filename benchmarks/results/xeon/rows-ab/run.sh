@@ -1,6 +1,10 @@
 #!/bin/bash
 # Device run: AVX-512 tests of the rows paths, then an A/B (old, new
 # libraries; the new bench binary) of padded rows and packed fills.
+# Runs from a carried folder holding new/ (librandtensor.so.0.1 and
+# randtensor_bench), old/ (librandtensor.so.0.1), libs/ (the benchmark's
+# Debian libraries) and tests/ (the test programs); writes ab.tgz, whose
+# JSON files lie beside this script.
 D="$(cd "$(dirname "$0")" && pwd)"
 R=${R:-3}
 lscpu | grep -E "Model name|^CPU\(s\)" ; uptime

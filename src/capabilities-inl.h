@@ -7,7 +7,7 @@
 //
 // - RANDTENSOR_FMA: fused multiply-add in one instruction (Highway's
 //   HWY_NATIVE_FMA: AVX2, AVX-512, NEON on AArch64, SVE). Where it is 0
-//   (SSSE3, SSE4, SCALAR) Highway's MulAdd rounds twice, and the kernels
+//   (SSE4, SCALAR) Highway's MulAdd rounds twice, and the kernels
 //   emulate the one rounding (math-inl.h): values never depend on it.
 // - RANDTENSOR_AVX512: AVX-512's masks, masked shuffles and ternary logic,
 //   used through intrinsics (one Philox block per 32-bit lane, "narrow

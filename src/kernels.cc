@@ -5,8 +5,8 @@
 //
 // Built with the kernel units' definitions (CMakeLists.txt), so HWY_TARGETS
 // here is the set every unit compiled: on x86 (HWY_COMPILE_ALL_ATTAINABLE)
-// SSSE3, SSE4, AVX2, AVX3 and the portable SCALAR; on AArch64 NEON, SVE,
-// SVE2, SVE_256, SVE2_128 and SCALAR.
+// SSE4, AVX2, AVX3 and the portable SCALAR (not SSSE3: CMakeLists.txt says
+// why); on AArch64 NEON, SVE, SVE2, SVE_256, SVE2_128 and SCALAR.
 
 #include <cstdint>
 

@@ -4,8 +4,8 @@
 // sub, mul, div, sqrt, floor, bit manipulation), no contraction (kernels.cc
 // is built with -ffp-contract=off), and every fused multiply-add explicit
 // (FmaD: the target's fused multiply-add where it has one, RANDTENSOR_FMA:
-// AVX2, AVX-512, NEON, SVE; an exact emulation in the lanes of SSE4 and
-// SSSE3; the C library's correctly rounded fma on SCALAR and for operands
+// AVX2, AVX-512, NEON, SVE; an exact emulation in the lanes of SSE4; the
+// C library's correctly rounded fma on SCALAR and for operands
 // out of the emulation's range). Included by the converters in src/convert/ (and
 // tests/fma_test.cc), hence the toggle guard.
 //
@@ -67,7 +67,7 @@ HWY_INLINE V SumRoundedToOdd(DD dd, V x, V y) {
 }
 
 // fma(a, b, c) with one rounding in the lanes of a target without FMA
-// (SSE4, SSSE3: !RANDTENSOR_FMA), where the C library's fma is a software routine of about
+// (SSE4: !RANDTENSOR_FMA), where the C library's fma is a software routine of about
 // 100 cycles per value: Boldo and Melquiond's emulation ("Emulation of FMA
 // and correctly rounded sums: proved algorithms using rounding to odd",
 // IEEE Trans. Computers, 2008, algorithm 5.4): a b = uh + ul exactly
@@ -379,7 +379,7 @@ HWY_INLINE V FmaF(DF df, V a, V b, V c) {
   (void)df;
   return hn::Set(df, FmaFloatScalar(hn::GetLane(a), hn::GetLane(b), hn::GetLane(c)));
 #else
-  // FmaFloatScalar on each half in double lanes (no FMA: SSE4, SSSE3).
+  // FmaFloatScalar on each half in double lanes (no FMA: SSE4).
   const hn::Half<DF> dh;
   const hn::Rebind<double, decltype(dh)> dd;
   const auto half = [&](hn::Vec<decltype(dh)> x, hn::Vec<decltype(dh)> y,

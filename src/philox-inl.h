@@ -14,7 +14,7 @@
 //   one block per 32-bit lane. The 32x32->64
 //   multiplies run on even and odd lanes separately (vpmuludq) and are merged
 //   back with masked shuffles, one instruction per merge.
-// - AVX2, SSE4, SSSE3, NEON, SVE ("wide" lanes, no masked shuffles): one
+// - AVX2, SSE4, NEON, SVE ("wide" lanes, no masked shuffles): one
 //   block per 64-bit lane, each word in the lane's low half. The widening
 //   multiply of the even 32-bit lanes (vpmuludq, NEON's umull, SVE2's umullb)
 //   then yields the whole 64-bit product in place: its low word is already

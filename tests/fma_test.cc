@@ -1,8 +1,8 @@
 // math::FmaD, the fused multiply-add every float64 conversion relies on, on
 // every compiled target the CPU supports, against the C library's fma (one
 // rounding, computed independently of randtensor). AVX2 and AVX-512 issue
-// vfmadd; SSE4 and SSSE3 emulate it in their lanes (math::FmaEmulated,
-// Boldo and Melquiond's rounding to odd) and fall back to the C library
+// vfmadd; SSE4 emulates it in its lanes (math::FmaEmulated,
+// Boldo and Melquiond's rounding to odd) and falls back to the C library
 // outside the emulation's range; SCALAR calls the C library. So this checks
 // the emulation on random operands of every magnitude the float64 normals
 // give it, on the series' own operands, on sums that cancel (a b + c the

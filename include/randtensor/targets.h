@@ -8,7 +8,8 @@
 // is an error that every fill reports; it never falls back silently.
 //
 // Names are Highway's; matching ignores case, and "auto" means the default
-// choice. x86-64: AVX3 (AVX-512, 16 lanes), AVX2 (8), SSE4 (4), SSSE3 (4).
+// choice. x86-64: AVX3 (AVX-512, 16 lanes), AVX2 (8), SSE4 (4); a CPU without
+// SSE4.1 runs SCALAR.
 // Arm64 (docs/arm.md): NEON (4), SVE and SVE2 (the CPU's vector length),
 // SVE_256 (8) and SVE2_128 (4), Highway's fixed-length SVE targets. SCALAR
 // (1) is the portable one.

@@ -1,10 +1,6 @@
 # Shell functions about this machine's CPU, sourced by scripts/test.sh and
 # scripts/sanitize.sh.
 
-# Highway's target bits (hwy/detect_targets.h), for HWY_DISABLED_TARGETS.
-HWY_AVX3_BIT=256
-HWY_SSSE3_BIT=4096
-
 # True when this CPU runs Highway's AVX3 target: x86-64 with the AVX-512
 # parts it needs (F, VL, DQ, BW).
 cpu_runs_avx3() {

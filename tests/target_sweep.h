@@ -14,7 +14,8 @@ namespace rt_test {
 // separated by commas). scripts/arm64-test.sh names NEON and SCALAR there
 // on its emulated SVE CPUs: the SVE vector length changes no code of
 // those two targets, and its NEON CPU sweeps them, so there they would
-// repeat that run (at the emulator's slowest). Checks that are not sweeps
+// repeat that run (at the emulator's slowest); it also names SVE or SVE2,
+// in turns (the script says why). Checks that are not sweeps
 // (a reference target, what "auto" picks) ignore it.
 inline bool Swept(const char* name) {
   const char* skip = std::getenv("RANDTENSOR_TEST_SKIP_TARGETS");

@@ -118,6 +118,7 @@ struct Job {
   int64_t tile_m = 0, tile_l = 0;
   uint64_t tiles_m = 0, tiles_l = 0, tiles = 0, tiles_per_task = 0;
   std::atomic<bool> staged_tile{false};  // some tile went through L1
+  std::atomic<bool> staged_rows{false};  // kRows: the kernel declined short rows
 
   char* At(int64_t offset) const { return plan->origin + offset * element_size; }
   // Generates stream elements [first, first + count) into dst.
@@ -203,7 +204,7 @@ class RowCursor {
 // the staged way where short; partial rows at a task's ends take one
 // `contiguous` call each.
 void WriteStaged(const Job& job, uint64_t begin, uint64_t end);
-void WriteRows(const Job& job, uint64_t begin, uint64_t end) {
+void WriteRows(Job& job, uint64_t begin, uint64_t end) {
   const Layout& L = *job.layout;
   RowCursor cur(L, begin);
   const uint64_t base = job.plan->stream_base;
@@ -222,7 +223,10 @@ void WriteRows(const Job& job, uint64_t begin, uint64_t end) {
           if (e < end) cur.AdvanceRows(k);
           continue;
         }
-        if (row < kDirectRow) return WriteStaged(job, e, end);
+        if (row < kDirectRow) {
+          job.staged_rows.store(true, std::memory_order_relaxed);
+          return WriteStaged(job, e, end);
+        }
         try_rows = false;
       }
     }
@@ -538,7 +542,10 @@ void WriteTensor(const Plan& plan, const PhiloxState& state, FillInfo* info) noe
   info->lanes = plan.kernels->lanes;
   info->tasks = static_cast<uint32_t>(tasks);
   info->streaming = job.nontemporal;
-  info->strategy = StrategyName(job.strategy, !job.staged_tile.load(std::memory_order_relaxed));
+  // What the tasks did: rows the kernel declined were staged.
+  const Strategy done = job.staged_rows.load(std::memory_order_relaxed) ? Strategy::kStagedRows
+                                                                         : job.strategy;
+  info->strategy = StrategyName(done, !job.staged_tile.load(std::memory_order_relaxed));
 }
 
 }  // namespace detail

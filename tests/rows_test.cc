@@ -110,7 +110,10 @@ TEST(Rows, StreamedPaddedRowsEqualTheOracle) {
 // vectors would cross (36 elements; 64 from an element offset of 1) are
 // staged, as are rows shorter than any vector of blocks (the scalar target,
 // which has no vectors, takes short rows of any length in place from a
-// block boundary).
+// block boundary), and streamed rows that do not start on a vector
+// boundary (the kernel streams only aligned vectors: it declines them). The
+// streamed rows are 512 bytes apart, a multiple of the widest vector any
+// target may have (SVE's 256 bytes: the kernel's test of alignment).
 TEST(Rows, ShortRowsOfWholeVectorsAreGeneratedInPlace) {
   rt_test::ForEachSupportedTarget([](const randtensor::TargetInfo& target) {
     // Vectors of blocks longer than the row (SVE at 1024 bits and more):
@@ -122,27 +125,39 @@ TEST(Rows, ShortRowsOfWholeVectorsAreGeneratedInPlace) {
       int64_t row, stride;
       uint64_t offset;
       const char* strategy;
+      randtensor::StoreMode stores = randtensor::StoreMode::kRegular;
+      uint64_t byte_offset = 0;
     };
-    for (const Case& c : {Case{64, 80, 0, "rows"}, Case{64, 80, 1, "staged rows"},
-                          Case{36, 40, 0, staged}, Case{3, 5, 0, staged}}) {
+    const auto streamed = randtensor::StoreMode::kStreaming;
+    for (const Case& c :
+         {Case{64, 80, 0, "rows"}, Case{64, 80, 1, "staged rows"}, Case{36, 40, 0, staged},
+          Case{3, 5, 0, staged}, Case{64, 128, 0, "rows", streamed},
+          Case{64, 128, 0, staged, streamed, sizeof(uint32_t)}}) {
       const int64_t sizes[2] = {256, c.row}, strides[2] = {c.stride, 1};
       randtensor::TensorDesc desc;
       desc.rank = 2;
       desc.sizes = sizes;
       desc.strides = strides;
       desc.dtype = randtensor::DataType::kUint32;
-      std::vector<uint32_t> out(static_cast<size_t>(256 * c.stride));
+      desc.byte_offset = c.byte_offset;
+      // Storage from a 256-byte boundary, so that only byte_offset
+      // misaligns the rows.
+      std::vector<uint32_t> storage(static_cast<size_t>(256 * c.stride + 1 + 64));
+      uint32_t* const out = reinterpret_cast<uint32_t*>(
+          (reinterpret_cast<uintptr_t>(storage.data()) + 255) & ~uintptr_t{255});
+      const size_t out_bytes = static_cast<size_t>(256 * c.stride + 1) * sizeof(uint32_t);
       randtensor::FillInfo info;
       randtensor::FillOptions options;
       options.threads = 1;
       options.element_offset = c.offset;
+      options.stores = c.stores;
       options.info = &info;
       PhiloxState next;
-      ASSERT_TRUE(
-          randtensor::Fill(desc, out.data(), out.size() * 4, kState, &next, options).ok());
+      ASSERT_TRUE(randtensor::Fill(desc, out, out_bytes, kState, &next, options).ok());
       EXPECT_STREQ(info.strategy, c.strategy)
           << target.name << ": " << c.row << "-element rows, stride " << c.stride
-          << ", element offset " << c.offset;
+          << ", element offset " << c.offset << ", byte offset " << c.byte_offset
+          << (c.stores == streamed ? ", streamed" : "");
     }
   });
 }

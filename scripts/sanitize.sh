@@ -19,11 +19,11 @@ python=/usr/bin/python3
 [ -x "$python" ] || python="$(command -v python3)"
 
 # The thread build compiles the kernels for AVX2 and SCALAR only
-# (RANDTENSOR_DISABLED_TARGETS; SCALAR, the fallback, is always there). Its tests look for races in what
-# the threads share (the writer's tiles and rows, the pool, the store
-# choice), code that is the same whatever kernel a tile calls; AVX2 is the
-# widest target every x86 CI machine runs, and AVX3's units took 60% of this
-# build's kernel time. (That each target's kernels keep to their range is
+# (RANDTENSOR_DISABLED_TARGETS; SCALAR, the fallback, is always there). Its
+# tests look for races in what the threads share (the writer's tiles and
+# rows, the pool, the store choice), code that is the same whatever kernel
+# a tile calls; AVX2 is the widest target every x86 CI machine runs, and
+# AVX3's units took 60% of this build's kernel time. (That each target's kernels keep to their range is
 # checked on every target, AVX3 included, by the guard-page and determinism
 # tests, natively and under ASan.)
 # MPI is off: Open MPI's own allocations are not ours to leak-check.

@@ -33,11 +33,10 @@ using detail::KernelArgs;
 // a round's chain (multiply, shift, XOR: about 7 cycles) needs 3.5 vectors of
 // 8 operations in flight to issue 4 per cycle, and each batch holds 4 state
 // vectors. With 32 vector registers (AVX-512, NEON, SVE) 6 batches leave the
-// compiler room for the products and keys; with the 16 of AVX2 and SSE4
-// (and SSSE3, where compiled), 5 batches fit where 6 spill state every round (docs/kernel-speed.md,
+// compiler room for the products and keys; with the 16 of AVX2 and SSE4, 5
+// batches fit where 6 spill state every round (docs/kernel-speed.md,
 // "Philox rounds", counts both).
-constexpr size_t kBatches =
-    (HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_SSE4 || HWY_TARGET == HWY_SSSE3) ? 5 : 6;
+constexpr size_t kBatches = (HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_SSE4) ? 5 : 6;
 
 // Calls fn(std::integral_constant<size_t, k>()) for a run-time group size k
 // in [1, kBatches], so that each size gets its own fully unrolled code.

@@ -27,7 +27,7 @@ int LanesWithoutRunning(int64_t target) {
 #if HWY_ARCH_X86
   if (target == HWY_AVX3 || target == HWY_AVX3_DL) return 16;
   if (target == HWY_AVX2) return 8;
-  if (target == HWY_SSE4 || target == HWY_SSSE3 || target == HWY_EMU128) return 4;
+  if (target == HWY_SSE4 || target == HWY_EMU128) return 4;
 #elif HWY_ARCH_ARM_A64
   if (target == HWY_SVE_256) return 8;
   if (target == HWY_NEON || target == HWY_SVE2_128 || target == HWY_EMU128) return 4;

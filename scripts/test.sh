@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
 # Builds randtensor with every test enabled and runs the whole suite.
-# Needs what scripts/install-deps.sh test installs.
-# Usage: scripts/test.sh [--all-targets] [--long|--long-only] [build-dir]
-#                                                (default: build-test)
+# Needs what scripts/install-deps.sh test installs (or --install-deps).
+# Usage: scripts/test.sh [--install-deps] [--all-targets] [--long|--long-only]
+#                        [build-dir]               (default: build-test)
+#   --install-deps  first install what it needs (scripts/install-deps.sh:
+#                the build packages, then the test packages in the
+#                background while the library compiles: installing is
+#                mostly one core's work, so the other compiles meanwhile).
 #   --all-targets  compile the kernels for every x86 target, AVX3 even where
 #                this CPU cannot run it (CI does: a compile error in AVX3's
 #                code fails CI on every host). By default AVX3 is compiled
@@ -17,9 +21,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib/cpu.sh
-select=(-LE long) build_it=1 all_targets=0
+select=(-LE long) build_it=1 all_targets=0 install_deps=0
 while [ $# -gt 0 ]; do
   case "$1" in
+    --install-deps) install_deps=1 ;;
     --all-targets) all_targets=1 ;;
     --long) select=() ;;
     --long-only) select=(-L long --no-tests=error) build_it=0 ;;
@@ -46,16 +51,47 @@ fi
 python=/usr/bin/python3
 [ -x "$python" ] || python="$(command -v python3)"
 
+# What the library's objects are compiled with: the same in both configures
+# below, so that the second keeps the first one's objects. Warnings are errors
+# here (RANDTENSOR_WERROR: randtensor's own targets only).
+library_options=(-DCMAKE_BUILD_TYPE=Release -DRANDTENSOR_DISABLED_TARGETS="$disabled_targets"
+                 -DRANDTENSOR_KERNEL_FLAGS= -DRANDTENSOR_WERROR=ON)
+
+if [ "$install_deps" = 1 ] && [ "$build_it" = 0 ]; then
+  scripts/install-deps.sh test
+elif [ "$install_deps" = 1 ]; then
+  # The build packages in the foreground (a sudo prompt comes here), then
+  # the test packages beside the library's compile, which needs only those:
+  # a configure with every part OFF, then the library's objects (most of the
+  # build's compile: the kernels).
+  scripts/install-deps.sh build
+  install_log="$(mktemp)"
+  scripts/install-deps.sh test > "$install_log" 2>&1 < /dev/null &
+  installing=$!
+  # Never leave dpkg running: on a failed compile, wait for the install.
+  trap 'wait "$installing" 2> /dev/null || true' EXIT
+  cmake -S . -B "$build" "${library_options[@]}" -DRANDTENSOR_BUILD_TOOLS=OFF \
+    -DRANDTENSOR_BUILD_TESTS=OFF -DRANDTENSOR_BUILD_BENCHMARKS=OFF -DRANDTENSOR_BUILD_PYTHON=OFF \
+    -DRANDTENSOR_BUILD_STATS=OFF -DRANDTENSOR_BUILD_MPI=OFF -DRANDTENSOR_BUILD_TORCH_BACKEND=OFF
+  cmake --build "$build" -j "$jobs" --target randtensor_objects
+  install_rc=0
+  wait "$installing" || install_rc=$?
+  trap - EXIT
+  cat "$install_log"
+  rm -f "$install_log"
+  if [ "$install_rc" != 0 ]; then
+    echo "test.sh: scripts/install-deps.sh test failed (exit status $install_rc)" >&2
+    exit "$install_rc"
+  fi
+fi
+
 # Every part ON: a missing dependency is a configure error, never a part
-# silently skipped (scripts/install-deps.sh test installs them all). Warnings
-# are errors here (RANDTENSOR_WERROR: randtensor's own targets only).
+# silently skipped (scripts/install-deps.sh test installs them all).
 if [ "$build_it" = 1 ]; then
-  cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DPython3_EXECUTABLE="$python" \
-    -DRANDTENSOR_DISABLED_TARGETS="$disabled_targets" -DRANDTENSOR_KERNEL_FLAGS= \
-    -DRANDTENSOR_BUILD_TESTS=ON -DRANDTENSOR_BUILD_BENCHMARKS=ON \
+  cmake -S . -B "$build" "${library_options[@]}" -DPython3_EXECUTABLE="$python" \
+    -DRANDTENSOR_BUILD_TOOLS=ON -DRANDTENSOR_BUILD_TESTS=ON -DRANDTENSOR_BUILD_BENCHMARKS=ON \
     -DRANDTENSOR_BUILD_PYTHON=ON -DRANDTENSOR_BUILD_STATS=ON -DRANDTENSOR_BUILD_MPI=ON \
-    -DRANDTENSOR_BUILD_TORCH_BACKEND=ON \
-    -DRANDTENSOR_WERROR=ON
+    -DRANDTENSOR_BUILD_TORCH_BACKEND=ON
   cmake --build "$build" -j "$jobs"
 fi
 # Optional Python engines (dask, torch) and valgrind are required here, not skipped.

@@ -46,11 +46,6 @@ if [ "$all_targets" = 0 ] && [ "$(uname -m)" = x86_64 ] && ! cpu_runs_avx3; then
   disabled_targets="AVX3"
 fi
 
-# Debian's interpreter has python3-pytest; a pyenv or venv python3 earlier on
-# PATH may not.
-python=/usr/bin/python3
-[ -x "$python" ] || python="$(command -v python3)"
-
 # What the library's objects are compiled with: the same in both configures
 # below, so that the second keeps the first one's objects. Warnings are errors
 # here (RANDTENSOR_WERROR: randtensor's own targets only).
@@ -84,6 +79,11 @@ elif [ "$install_deps" = 1 ]; then
     exit "$install_rc"
   fi
 fi
+
+# Debian's interpreter has python3-pytest; a pyenv or venv python3 earlier on
+# PATH may not. (Looked for once the test packages are installed.)
+python=/usr/bin/python3
+[ -x "$python" ] || python="$(command -v python3 || echo python3)"
 
 # Every part ON: a missing dependency is a configure error, never a part
 # silently skipped (scripts/install-deps.sh test installs them all).

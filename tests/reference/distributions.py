@@ -17,6 +17,8 @@ Where PyTorch's CUDA code differs from the letter of SPEC.md section 8, `variant
 chooses: "pytorch" (default: what torch 2.11 computes, proven on an H100 by
 gpu/compare.py) or "spec" (SPEC.md's text as written). See README.md.
 """
+import functools
+import operator
 from fractions import Fraction
 
 import mpmath
@@ -42,54 +44,123 @@ class Inf(Exception):
 
 
 # ------------------------------------------------------------------ rounding --
+# Everything here is exact integer arithmetic on numerators, denominators and
+# powers of two: Fraction arithmetic was most of the model's running time.
+
+# per format: significand field shift, exponent mask, significand mask, exponent of a
+# subnormal's last bit, bias to that exponent from the exponent field, sign bit
+_LAYOUT = {f: (p - 1, (1 << (w - p)) - 1, (1 << (p - 1)) - 1, emin - p + 1, -emax - p + 1, w - 1)
+           for f, (p, emin, emax, w) in FORMATS.items()}
+
+
 def _floor_log2(a):
     """floor(log2(a)) for a positive Fraction."""
-    e = a.numerator.bit_length() - a.denominator.bit_length()
-    if Fraction(2) ** e > a:
+    num, den = a.numerator, a.denominator
+    e = num.bit_length() - den.bit_length()
+    if (den << e > num) if e >= 0 else (den > num << -e):
         e -= 1
     return e
 
 
-def round_bits(x, fmt, negative_zero=False):
-    """Bit pattern of the rational x rounded to nearest, ties to even, in fmt."""
-    p, emin, emax, width = FORMATS[fmt]
-    x = Fraction(x)
-    sign = 1 if (x < 0 or (x == 0 and negative_zero)) else 0
-    a = abs(x)
-    expbits = width - p
-    if a == 0:
-        return sign << (width - 1)
-    e = max(_floor_log2(a), emin)
-    q = e - (p - 1)  # quantum 2^q
-    m = a / Fraction(2) ** q
-    n = m.numerator // m.denominator
-    rem = m - n
-    if rem > Fraction(1, 2) or (rem == Fraction(1, 2) and n % 2 == 1):
-        n += 1
+def _pow2(e):
+    """2^e as a Fraction (e any int)."""
+    return Fraction(1 << e) if e >= 0 else Fraction(1, 1 << -e)
+
+
+def _encode(n, q, top, fmt):
+    """Bits of top | n * 2^q, n the rounded significand at quantum 2^q (q >= emin - p + 1)."""
+    p, _, emax, width = FORMATS[fmt]
     if n == 0:
-        return sign << (width - 1)
-    if n >= 2**p:  # carried into the next binade (n == 2^p, even)
+        return top
+    if n >> p:  # carried into the next binade (n == 2^p, even)
         n >>= 1
         q += 1
-    if n < 2 ** (p - 1):  # subnormal
-        return (sign << (width - 1)) | n
+    if not n >> (p - 1):  # subnormal
+        return top | n
     big_e = q + p - 1
     if big_e > emax:
-        return (sign << (width - 1)) | (((1 << expbits) - 1) << (p - 1))  # infinity
-    return (sign << (width - 1)) | ((big_e + emax) << (p - 1)) | (n - 2 ** (p - 1))
+        return top | (((1 << (width - p)) - 1) << (p - 1))  # infinity
+    return top | ((big_e + emax) << (p - 1)) | (n - (1 << (p - 1)))
+
+
+def _round_ratio(num, den, top, fmt):
+    """Bits of num / den (integers, num >= 0, den > 0) rounded to nearest even, sign bit top."""
+    if num == 0:
+        return top
+    p, emin = FORMATS[fmt][:2]
+    e = num.bit_length() - den.bit_length()  # floor(log2(num / den)) is e or e - 1
+    if (den << e > num) if e >= 0 else (den > num << -e):
+        e -= 1
+    q = (e if e > emin else emin) - (p - 1)  # quantum 2^q
+    if q >= 0:
+        den <<= q
+    else:
+        num <<= -q
+    n, r = divmod(num, den)
+    r <<= 1  # compare the remainder with half a quantum
+    if r > den or (r == den and n & 1):
+        n += 1
+    return _encode(n, q, top, fmt)
+
+
+def _round_m2k(m, k, top, fmt):
+    """Bits of m * 2^k (integers, m >= 0) rounded to nearest even, sign bit top."""
+    if m == 0:
+        return top
+    p, emin = FORMATS[fmt][:2]
+    e = m.bit_length() - 1 + k
+    q = (e if e > emin else emin) - (p - 1)
+    s = q - k  # bits below the quantum
+    if s <= 0:
+        return _encode(m << -s, q, top, fmt)
+    n = m >> s
+    r = m & ((1 << s) - 1)
+    half = 1 << (s - 1)
+    if r > half or (r == half and n & 1):
+        n += 1
+    return _encode(n, q, top, fmt)
+
+
+def round_bits(x, fmt, negative_zero=False):
+    """Bit pattern of the rational x rounded to nearest, ties to even, in fmt."""
+    width = FORMATS[fmt][3]
+    t = type(x)
+    if t is int:
+        num, den = x, 1
+    elif t is Fraction:
+        num, den = x.numerator, x.denominator
+    elif t is float:  # what Fraction(x) does (OverflowError / ValueError for inf / nan)
+        num, den = x.as_integer_ratio()
+    else:
+        x = Fraction(x)
+        num, den = x.numerator, x.denominator
+    sign = 1 if (num < 0 or (num == 0 and negative_zero)) else 0
+    if den == 1:
+        return _round_m2k(abs(num), 0, sign << (width - 1), fmt)
+    return _round_ratio(abs(num), den, sign << (width - 1), fmt)
+
+
+def _decode(bits, fmt):
+    """(m, k) with the finite bit pattern's value m * 2^k (m a signed int); raises Inf otherwise."""
+    sh, emask, mmask, k_sub, k_bias, sbit = _LAYOUT[fmt]
+    if type(bits) is not int:
+        bits = operator.index(bits)
+    ef = (bits >> sh) & emask
+    if ef == emask:
+        raise Inf(f"{fmt} {bits:#x} is not finite")
+    man = bits & mmask
+    if ef == 0:
+        k = k_sub
+    else:
+        man |= mmask + 1  # the hidden bit
+        k = ef + k_bias
+    return (-man if bits >> sbit & 1 else man), k
 
 
 def value(bits, fmt):
     """The exact value (Fraction) of a finite bit pattern; raises Inf otherwise."""
-    p, emin, emax, width = FORMATS[fmt]
-    sign = -1 if bits >> (width - 1) & 1 else 1
-    ef = (bits >> (p - 1)) & ((1 << (width - p)) - 1)
-    man = bits & ((1 << (p - 1)) - 1)
-    if ef == (1 << (width - p)) - 1:
-        raise Inf(f"{fmt} {bits:#x} is not finite")
-    if ef == 0:
-        return sign * Fraction(man) * Fraction(2) ** (emin - p + 1)
-    return sign * Fraction(man + 2 ** (p - 1)) * Fraction(2) ** (ef - emax - p + 1)
+    m, k = _decode(bits, fmt)
+    return Fraction(m << k) if k >= 0 else Fraction(m, 1 << -k)
 
 
 def is_negative(bits, fmt):
@@ -103,23 +174,28 @@ def rnd(x, fmt):
 
 def convert(bits, src, dst):
     """Bit pattern of the src value rounded once to dst (e.g. float32 -> float16 RNE)."""
-    return round_bits(value(bits, src), dst, negative_zero=is_negative(bits, src))
+    m, k = _decode(bits, src)
+    neg = m < 0 or (m == 0 and is_negative(bits, src))
+    return _round_m2k(abs(m), k, int(neg) << (FORMATS[dst][3] - 1), dst)
 
 
 def fma_bits(a_bits, b_bits, c_bits, fmt):
     """IEEE fma(a, b, c) in fmt: exact a * b + c, one rounding; signed zeros as IEEE."""
-    a, b, c = value(a_bits, fmt), value(b_bits, fmt), value(c_bits, fmt)
-    exact = a * b + c
-    if exact == 0:
+    (ma, ka), (mb, kb), (mc, kc) = _decode(a_bits, fmt), _decode(b_bits, fmt), _decode(c_bits, fmt)
+    mp, kp = ma * mb, ka + kb
+    k = kp if kp < kc else kc  # exact = m * 2^k
+    m = (mp << (kp - k)) + (mc << (kc - k))
+    top = 1 << (FORMATS[fmt][3] - 1)
+    if m == 0:
         prod_neg = is_negative(a_bits, fmt) != is_negative(b_bits, fmt)
-        both_neg = (a * b == 0 and c == 0 and prod_neg and is_negative(c_bits, fmt))
-        return round_bits(0, fmt, negative_zero=both_neg)
-    return round_bits(exact, fmt)
+        both_neg = (mp == 0 and mc == 0 and prod_neg and is_negative(c_bits, fmt))
+        return top if both_neg else 0
+    return _round_m2k(-m, k, top, fmt) if m < 0 else _round_m2k(m, k, 0, fmt)
 
 
 def float_of_uint(x, fmt):
     """float(x) / double(x) of an unsigned integer: correctly rounded."""
-    return round_bits(Fraction(int(x)), fmt)
+    return round_bits(int(x), fmt)
 
 
 def param_bits(x, fmt):
@@ -134,12 +210,16 @@ P32_F = round_bits(P32, F32)                                # 2.3283064e-10f == 
 P32_2PI_F = round_bits(value(P32_F, F32) * value(TWO_PI_F, F32), F32)  # exact
 assert value(P32_F, F32) == P32
 assert value(P32_2PI_F, F32) == P32 * value(TWO_PI_F, F32)
+# the other fma operands of u32 / u53 / v32 / v53, rounded once here instead of per call
+_P32_HALF_F = round_bits(P32 / 2, F32)
+_P32_2PI_HALF_F = round_bits(value(P32_2PI_F, F32) / 2, F32)
+_P53_D, _P53_HALF_D, _P53_TWICE_D = round_bits(P53, F64), round_bits(P53 / 2, F64), round_bits(2 * P53, F64)
 
 
 # ------------------------------------------------------- base conversions ----
 def u32(x):
     """fma(float(x), P32, P32 / 2) in float: bit pattern of a float in (0, 1]."""
-    return fma_bits(float_of_uint(x, F32), P32_F, round_bits(P32 / 2, F32), F32)
+    return fma_bits(float_of_uint(x, F32), P32_F, _P32_HALF_F, F32)
 
 
 def _z53(a, b):
@@ -148,18 +228,17 @@ def _z53(a, b):
 
 def u53(a, b):
     """fma(double(a ^ (b << 21)), P53, P53 / 2) in double: bit pattern in (0, 1]."""
-    return fma_bits(float_of_uint(_z53(a, b), F64), round_bits(P53, F64), round_bits(P53 / 2, F64), F64)
+    return fma_bits(float_of_uint(_z53(a, b), F64), _P53_D, _P53_HALF_D, F64)
 
 
 def v32(y):
     """Box-Muller angle, float: fma(float(y), P32_2PI, P32_2PI / 2)."""
-    half = round_bits(value(P32_2PI_F, F32) / 2, F32)
-    return fma_bits(float_of_uint(y, F32), P32_2PI_F, half, F32)
+    return fma_bits(float_of_uint(y, F32), P32_2PI_F, _P32_2PI_HALF_F, F32)
 
 
 def v53(c, d):
     """Box-Muller angle / pi, double: fma(double(c ^ (d << 21)), 2 * P53, P53)."""
-    return fma_bits(float_of_uint(_z53(c, d), F64), round_bits(2 * P53, F64), round_bits(P53, F64), F64)
+    return fma_bits(float_of_uint(_z53(c, d), F64), _P53_TWICE_D, _P53_D, F64)
 
 
 def _mpf(fr):
@@ -177,12 +256,25 @@ def mpf_to_fraction(x):
         if exp:  # inf / nan
             raise Inf(str(x))
         return Fraction(0)
-    return (-1) ** sign * Fraction(man) * Fraction(2) ** exp
+    m = -int(man) if sign else int(man)
+    return Fraction(m << exp) if exp >= 0 else Fraction(m, 1 << -exp)
 
 
 def box_muller_f(x, y):
     """(s * sin(v), s * cos(v)) as mpmath values at 200 bits, with u = u32(x),
     v = v32(y), s = sqrt(-2 log u): the float Box-Muller evaluated exactly."""
+    return _box_muller_f(int(x), int(y))
+
+
+def box_muller_d(a, b, c, d):
+    """(s * sin(pi v), s * cos(pi v)) at 200 bits with u = u53(a, b), v = v53(c, d)."""
+    return _box_muller_d(int(a), int(b), int(c), int(d))
+
+
+# Cached: a pure function of the words, and callers often need both a pair's exact
+# value and its rounding.
+@functools.lru_cache(maxsize=1024)
+def _box_muller_f(x, y):
     u, v = value(u32(x), F32), value(v32(y), F32)
     with mpmath.workprec(MP_PREC):
         s = mpmath.sqrt(-2 * mpmath.log(_mpf(u)))
@@ -190,8 +282,8 @@ def box_muller_f(x, y):
         return (s * mpmath.sin(vv), s * mpmath.cos(vv))
 
 
-def box_muller_d(a, b, c, d):
-    """(s * sin(pi v), s * cos(pi v)) at 200 bits with u = u53(a, b), v = v53(c, d)."""
+@functools.lru_cache(maxsize=1024)
+def _box_muller_d(a, b, c, d):
     u, v = value(u53(a, b), F64), value(v53(c, d), F64)
     with mpmath.workprec(MP_PREC):
         s = mpmath.sqrt(-2 * mpmath.log(_mpf(u)))
@@ -209,6 +301,10 @@ def _zero_sign_f(x, y, lane):
 
 def round_mpf(x, fmt, negative_zero=False):
     """Bit pattern of a high-precision mpmath value rounded to fmt."""
+    if isinstance(x, mpmath.mpf):
+        sign, man, exp, _ = x._mpf_
+        if man:  # nonzero finite: man * 2^exp, rounded from the integers
+            return _round_m2k(int(man), exp, sign << (FORMATS[fmt][3] - 1), fmt)
     return round_bits(mpf_to_fraction(x), fmt, negative_zero=negative_zero)
 
 
@@ -238,7 +334,7 @@ def ulp(x, fmt):
     p, emin, _, _ = FORMATS[fmt]
     fr = mpf_to_fraction(x)
     e = emin if fr == 0 else max(_floor_log2(abs(fr)), emin)
-    return Fraction(2) ** (e - p + 1)
+    return _pow2(e - p + 1)
 
 
 def ulp_diff(got, exact, fmt):
@@ -289,11 +385,9 @@ def _int_out(v, dtype):
     return v & ((1 << INT_WIDTH[dtype]) - 1)
 
 
-def _uniform_one(words, low, high, dtype, variant, fused, flip=True):
-    if dtype == F64:
-        u, acc = u53(words[0], words[1]), F64
-    else:
-        u, acc = u32(words[0]), F32
+@functools.lru_cache(maxsize=256)  # the same for every element of a fill
+def _uniform_bounds(low, high, dtype, variant, acc):
+    """(lo_t bits, lo_a, hi_a, range_a) of _uniform_one: the bounds as the kernel casts them."""
     if dtype in (F16, BF16) and variant == "pytorch":
         # scalar_t from = static_cast<Half>(double) (through float), range = float(to - from)
         # where Half - Half is computed in float and rounded to Half.
@@ -305,6 +399,15 @@ def _uniform_one(words, low, high, dtype, variant, fused, flip=True):
         lo_a, hi_a = rnd(Fraction(low), acc), rnd(Fraction(high), acc)
         range_a = rnd(hi_a - lo_a, acc)
         lo_t = round_bits(lo_a, dtype)
+    return lo_t, lo_a, hi_a, range_a
+
+
+def _uniform_one(words, low, high, dtype, variant, fused, flip=True):
+    if dtype == F64:
+        u, acc = u53(words[0], words[1]), F64
+    else:
+        u, acc = u32(words[0]), F32
+    lo_t, lo_a, hi_a, range_a = _uniform_bounds(low, high, dtype, variant, acc)
     uval = value(u, acc)
     t = rnd(uval * range_a + lo_a, acc) if fused else rnd(rnd(uval * range_a, acc) + lo_a, acc)
     t_bits = round_bits(t, dtype)

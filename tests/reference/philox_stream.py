@@ -15,20 +15,22 @@ PHILOX_W0, PHILOX_W1 = 0x9E3779B9, 0xBB67AE85
 
 def philox4x32_10(counter, key):
     """One Philox4x32-10 block: counter (x0..x3), key (k0, k1) -> 4 words."""
-    x0, x1, x2, x3 = (int(w) & MASK32 for w in counter)
-    k0, k1 = (int(w) & MASK32 for w in key)
+    x0, x1, x2, x3 = [int(w) & MASK32 for w in counter]
+    k0, k1 = [int(w) & MASK32 for w in key]
+    m0, m1, w0, w1, mask = PHILOX_M0, PHILOX_M1, PHILOX_W0, PHILOX_W1, MASK32  # locals: faster lookups
     for _ in range(10):
-        p0 = PHILOX_M0 * x0
-        p1 = PHILOX_M1 * x2
-        x0, x1, x2, x3 = ((p1 >> 32) ^ x1 ^ k0, p1 & MASK32, (p0 >> 32) ^ x3 ^ k1, p0 & MASK32)
-        k0 = (k0 + PHILOX_W0) & MASK32
-        k1 = (k1 + PHILOX_W1) & MASK32
+        p0 = m0 * x0
+        p1 = m1 * x2
+        x0, x1, x2, x3 = ((p1 >> 32) ^ x1 ^ k0, p1 & mask, (p0 >> 32) ^ x3 ^ k1, p0 & mask)
+        k0 = (k0 + w0) & mask
+        k1 = (k1 + w1) & mask
     return [x0, x1, x2, x3]
 
 
 def counter_of(state):
     """The 128-bit counter C of a six-word state."""
-    return sum((int(state[i]) & MASK32) << (32 * i) for i in range(4))
+    c0, c1, c2, c3 = state[0], state[1], state[2], state[3]
+    return (int(c0) & MASK32) | (int(c1) & MASK32) << 32 | (int(c2) & MASK32) << 64 | (int(c3) & MASK32) << 96
 
 
 def make_state(counter, key):
@@ -45,7 +47,7 @@ def advance(state, blocks):
 def block(state, j):
     """Block j of the stream: Philox4x32-10((C + j) mod 2^128, key)."""
     c = (counter_of(state) + j) & MASK128
-    return philox4x32_10([(c >> (32 * i)) & MASK32 for i in range(4)], state[4:6])
+    return philox4x32_10((c & MASK32, c >> 32 & MASK32, c >> 64 & MASK32, c >> 96), state[4:6])
 
 
 def stream_words(state, start, count):

@@ -49,27 +49,44 @@ _MASK = 0xFFFFFFFF
 
 
 # ------------------------------------------------------------------ Philox ---
-def philox_blocks(seed, subsequence, block):
+def philox_blocks(seed, subsequence, block, chunk=1 << 16):
     """Philox4x32-10 of counter (block lo, block hi, subsequence lo, subsequence hi) and
     key (seed lo, seed hi), for arrays subsequence, block (uint64): shape (N, 4) uint32."""
     s = np.asarray(subsequence, dtype=np.uint64)
     b = np.asarray(block, dtype=np.uint64)
     s, b = np.broadcast_arrays(s, b)
-    x0 = (b & np.uint64(_MASK)).astype(np.uint32)
-    x1 = (b >> np.uint64(32)).astype(np.uint32)
-    x2 = (s & np.uint64(_MASK)).astype(np.uint32)
-    x3 = (s >> np.uint64(32)).astype(np.uint32)
-    k0, k1 = seed & _MASK, (seed >> 32) & _MASK
-    for _ in range(10):
-        p0 = x0.astype(np.uint64) * _M0
-        p1 = x2.astype(np.uint64) * _M1
-        x0, x1, x2, x3 = ((p1 >> np.uint64(32)).astype(np.uint32) ^ x1 ^ np.uint32(k0),
-                          p1.astype(np.uint32),
-                          (p0 >> np.uint64(32)).astype(np.uint32) ^ x3 ^ np.uint32(k1),
-                          p0.astype(np.uint32))
-        k0 = (k0 + 0x9E3779B9) & _MASK
-        k1 = (k1 + 0xBB67AE85) & _MASK
-    return np.stack([x0, x1, x2, x3], axis=-1)
+    shape = s.shape
+    s, b = s.ravel(), b.ravel()
+    out = np.empty((s.size, 4), dtype=np.uint32)
+    mask, sh = np.uint64(_MASK), np.uint64(32)
+    # The words live in uint64 arrays (32-bit products fit: no casts in the rounds),
+    # updated in place, a cache-sized chunk at a time.
+    bufs = [np.empty(min(chunk, s.size), dtype=np.uint64) for _ in range(6)]
+    for lo in range(0, s.size, chunk):
+        hi = min(lo + chunk, s.size)
+        x0, x1, x2, x3, p0, p1 = (a[:hi - lo] for a in bufs)
+        np.bitwise_and(b[lo:hi], mask, out=x0)
+        np.right_shift(b[lo:hi], sh, out=x1)
+        np.bitwise_and(s[lo:hi], mask, out=x2)
+        np.right_shift(s[lo:hi], sh, out=x3)
+        k0, k1 = seed & _MASK, (seed >> 32) & _MASK
+        for _ in range(10):
+            np.multiply(x0, _M0, out=p0)
+            np.multiply(x2, _M1, out=p1)
+            # x0, x1, x2, x3 = hi(p1) ^ x1 ^ k0, lo(p1), hi(p0) ^ x3 ^ k1, lo(p0)
+            np.right_shift(p1, sh, out=x0)
+            x0 ^= x1
+            x0 ^= np.uint64(k0)
+            np.bitwise_and(p1, mask, out=x1)
+            np.right_shift(p0, sh, out=x2)
+            x2 ^= x3
+            x2 ^= np.uint64(k1)
+            np.bitwise_and(p0, mask, out=x3)
+            k0 = (k0 + 0x9E3779B9) & _MASK
+            k1 = (k1 + 0xBB67AE85) & _MASK
+        for i, x in enumerate((x0, x1, x2, x3)):
+            out[lo:hi, i] = x
+    return out.reshape(shape + (4,))
 
 
 # ------------------------------------------------------------------ order ---
@@ -81,13 +98,18 @@ def positions(P, S, n, W, start=0, threads=T, idx=None):
     e = np.asarray(idx, dtype=np.uint64) + np.uint64(P)
     q = e >> np.uint64(2)
     sub = e & np.uint64(3)
-    t = q % np.uint64(threads)
-    r = q // np.uint64(threads)
+    if threads > 0 and threads & (threads - 1) == 0:  # a power of two: mask and shift (faster)
+        t = q & np.uint64(threads - 1)
+        r = q >> np.uint64(int(threads).bit_length() - 1)
+    else:
+        t = q % np.uint64(threads)
+        r = q // np.uint64(threads)
     q0 = P // 4
     r0, t0 = q0 // threads, q0 % threads
     r_first = np.where(t >= np.uint64(t0), np.uint64(r0), np.uint64(r0 + 1))
-    block = np.uint64(S) + r_first + np.uint64(W) * (r - r_first) + (sub * np.uint64(W)) // np.uint64(4)
-    lane = ((sub * np.uint64(W)) % np.uint64(4)).astype(np.int64)
+    sw = sub * np.uint64(W)
+    block = np.uint64(S) + r_first + np.uint64(W) * (r - r_first) + (sw >> np.uint64(2))
+    lane = (sw & np.uint64(3)).astype(np.int64)
     return t, block, lane
 
 
@@ -139,6 +161,25 @@ def _box_muller_d_np(a, b, c, d):
     return s * np.sin(pi * v), s * np.cos(pi * v)
 
 
+def _range_words(seed, P, S, W, start, count, threads, chunk=1 << 16):
+    """The words of outputs start .. start+count-1, W per output, in output order (flat
+    uint32): output i takes words W * i .. W * i + W - 1. Positions e with the same
+    e // (4 // W) share one block (same q, hence t and r; same (sub * W) // 4) and take
+    its words in order (lane = (sub * W) % 4), so each block is computed once."""
+    per = 4 // W
+    e0 = P + start
+    g0, g1 = e0 // per, (e0 + count - 1) // per
+    out = np.empty((g1 + 1 - g0, 4), dtype=np.uint32)
+    for c0 in range(g0, g1 + 1, chunk):  # a cache-sized chunk of groups at a time
+        c1 = min(c0 + chunk, g1 + 1)
+        # one output per group (its first one in the range) locates the group's block
+        rep = np.maximum(np.arange(c0, c1, dtype=np.uint64) * np.uint64(per), np.uint64(e0)) - np.uint64(P)
+        t, block, _ = positions(P, S, 0, W, threads=threads, idx=rep)
+        out[c0 - g0:c1 - g0] = philox_blocks(seed, t, block)
+    first = W * (e0 - g0 * per)
+    return out.reshape(-1)[first:first + W * count]
+
+
 def generate(seed, P, S, func, n, mean=0.0, std=1.0, start=0, count=None, threads=T, idx=None):
     """Outputs start .. start+count-1 (or the outputs idx) of a call of n outputs at
     (P, S). bits, unif and unifd are exact (cuRAND's bit patterns); normals are
@@ -147,6 +188,16 @@ def generate(seed, P, S, func, n, mean=0.0, std=1.0, start=0, count=None, thread
     W = WORDS[func]
     if count <= 0:
         return np.zeros(0, dtype=DTYPE[func] if func in ("bits", "unif", "unifd") else np.float64)
+    plain = all(isinstance(x, int) for x in (P, start, count, threads))
+    if func in ("bits", "unif", "unifd") and idx is None and plain and P >= 0 and start >= 0 \
+            and P + start + count <= 1 << 64 and threads > 0:
+        # a range (no uint64 wrap): the same words, each block computed once
+        ws = _range_words(seed, P, S, W, start, count, threads)
+        if func == "bits":
+            return ws.astype("<u4")
+        if func == "unif":
+            return u32_np(ws)
+        return u53_np(ws[0::2], ws[1::2])
     t, block, lane = positions(P, S, count, W, start, threads, idx)
     w = philox_blocks(seed, t, block)
     ar = np.arange(count)

@@ -32,6 +32,7 @@ kinds (aliases in brackets) and their params:
 Only contiguous outputs (logical row-major order = memory order) and tensors that
 TensorIterator can index with 32 bits (ORDER.md section 7) are modelled.
 """
+import functools
 import os
 import sys
 from fractions import Fraction
@@ -197,17 +198,29 @@ def word_address(kind, e, numel, sm_count, threads_per_sm, dtype=F32, **params):
     kind = canonical(kind)
     if not 0 <= e < numel:
         raise IndexError(e)
+    return _address(_geometry(kind, numel, sm_count, threads_per_sm, dtype, params), e)
+
+
+def _geometry(kind, numel, sm_count, threads_per_sm, dtype, params):
+    """What word_address needs besides e (the same for every element of a call):
+    (G, v, u), v the dropout VEC when the vectorized kernel runs (else None)."""
     _, g = launch(numel, sm_count, threads_per_sm)
     if kind == "dropout":
         v = dropout_vec(dtype, numel, **params)
-        if v > 1:  # fused_dropout_kernel_vec: thread t owns VEC consecutive elements per stride
-            k, r = divmod(e, g * v)
-            t, j = divmod(r, v)
-            rand_size = (v + 3) // 4
-            return t, k * rand_size + j // 4, j % 4
-        u = DROPOUT_UNROLL  # fused_dropout_kernel: same grid-stride order as the distributions
-    else:
-        u = unroll(kind, dtype, **params)
+        if v > 1:
+            return g, v, None
+        return g, None, DROPOUT_UNROLL  # fused_dropout_kernel: same grid-stride order as the distributions
+    return g, None, unroll(kind, dtype, **params)
+
+
+def _address(geometry, e):
+    """word_address of element e (0 <= e < numel) from _geometry's (G, v, u)."""
+    g, v, u = geometry
+    if v is not None:  # fused_dropout_kernel_vec: thread t owns VEC consecutive elements per stride
+        k, r = divmod(e, g * v)
+        t, j = divmod(r, v)
+        rand_size = (v + 3) // 4
+        return t, k * rand_size + j // 4, j % 4
     k, r = divmod(e, g * u)
     lane, t = divmod(r, g)
     return t, k, lane
@@ -324,14 +337,21 @@ def normal_within_gpu_tolerance(got_bits, dtype, exact, mean=0.0, std=1.0):
     return d <= ez * abs(Fraction(std)) + dist.ulp(exact, dtype), d
 
 
+@functools.lru_cache(maxsize=256)  # the same for every element of a call
+def _dropout_consts(p, acc):
+    """(pa, scale) of fused_dropout for p: p1m = 1. - p (double); pa = accscalar_t(p1m);
+    scale = accscalar_t(1.0 / pa) (division in double)."""
+    p1m = dist.rnd(1 - Fraction(p), F64)
+    pa = dist.rnd(p1m, acc)
+    return pa, dist.rnd(dist.rnd(1 / pa, F64), acc)
+
+
 def _dropout_value(word, dtype, p, src_value):
     """(output bits, mask) of fused_dropout_kernel(_vec) for one element.
     p1m = 1. - p (double); pa = accscalar_t(p1m); mask = curand_uniform4 lane < pa;
     scale = accscalar_t(1.0 / pa) (division in double); out = src * float(mask) * scale."""
     acc = F64 if dtype == F64 else F32
-    p1m = dist.rnd(1 - Fraction(p), F64)
-    pa = dist.rnd(p1m, acc)
-    scale = dist.rnd(dist.rnd(1 / pa, F64), acc)
+    pa, scale = _dropout_consts(p, acc)
     m = 1 if dist.value(dist.u32(word), F32) < pa else 0
     x_bits = dist.round_bits(Fraction(src_value), dtype,
                              negative_zero=isinstance(src_value, float) and str(src_value).startswith("-"))
@@ -398,8 +418,13 @@ def elements(kind, dtype, numel, seed, offset, sm_count, threads_per_sm, indices
     src = params.get("src")
     cache = {}
     out = []
+    geometry = None  # word_address's per-call part, computed once (after the first range check)
     for e in indices:
-        t, b, lane = word_address(kind, e, numel, sm_count, threads_per_sm, dtype, **params)
+        if not 0 <= e < numel:
+            raise IndexError(e)
+        if geometry is None:
+            geometry = _geometry(kind, numel, sm_count, threads_per_sm, dtype, params)
+        t, b, lane = _address(geometry, e)
         key = (t, b)
         if key not in cache:
             if len(cache) > 4096:

@@ -2,7 +2,7 @@
 # Installs the Debian packages a randtensor job needs. The one list of
 # dependencies: the README, CI and scripts/check-install-deps.sh call it.
 #
-#   scripts/install-deps.sh [build|test|ci|arm64] [--simulate] [--list]
+#   scripts/install-deps.sh [build|test|ci|arm64] [--unsafe-io] [--simulate] [--list]
 #
 #   build (default)  build the library and the command-line tool, run the main job
 #   test             + everything scripts/test.sh needs: GoogleTest, Google
@@ -19,6 +19,12 @@
 #                      (dpkg --add-architecture arm64)
 #   bench            the same as test (kept for old callers: the PyTorch it
 #                      added is in test now, for randtensor.torch's tests)
+#   --unsafe-io      dpkg --force-unsafe-io: no fsync of each unpacked file.
+#                      Beside a compile the fsyncs more than double the
+#                      install's time on a 2-vCPU VM; the cost is that a
+#                      crash mid-install can leave files empty (apt-get
+#                      install --reinstall repairs them). scripts/test.sh
+#                      --install-deps and CI use it.
 #   --simulate       resolve everything (apt-get install -s) without installing
 #   --list           print the packages of the job and exit
 #
@@ -27,13 +33,14 @@
 # when not run as root.
 set -euo pipefail
 
-job=build simulate=0 list=0
+job=build simulate=0 list=0 dpkg_options=()
 for arg in "$@"; do
   case "$arg" in
     build|test|ci|bench|arm64) job="$arg" ;;
+    --unsafe-io) dpkg_options=(-o Dpkg::Options::=--force-unsafe-io) ;;
     --simulate) simulate=1 ;;
     --list) list=1 ;;
-    *) echo "install-deps.sh: unknown argument '$arg' (build, test, ci, bench, arm64, --simulate, --list)" >&2
+    *) echo "install-deps.sh: unknown argument '$arg' (build, test, ci, bench, arm64, --unsafe-io, --simulate, --list)" >&2
        exit 2 ;;
   esac
 done
@@ -133,5 +140,5 @@ if [ "$simulate" = 1 ]; then
   $SUDO apt-get "${apt_arch[@]}" install -s -y --no-install-recommends "${packages[@]}" > /dev/null
   echo "install-deps.sh: $job: all ${#packages[@]} packages resolve (simulated)"
 else
-  $SUDO apt-get install -y -qq --no-install-recommends "${packages[@]}"
+  $SUDO apt-get "${dpkg_options[@]}" install -y -qq --no-install-recommends "${packages[@]}"
 fi

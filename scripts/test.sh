@@ -5,8 +5,9 @@
 #                        [build-dir]               (default: build-test)
 #   --install-deps  first install what it needs (scripts/install-deps.sh:
 #                the build packages, then the test packages in the
-#                background while the library compiles: installing is
-#                mostly one core's work, so the other compiles meanwhile).
+#                background while the library compiles, with
+#                --unsafe-io: dpkg's fsyncs are most of an install's time
+#                beside a compile).
 #   --all-targets  compile the kernels for every x86 target, AVX3 even where
 #                this CPU cannot run it (CI does: a compile error in AVX3's
 #                code fails CI on every host). By default AVX3 is compiled
@@ -61,17 +62,14 @@ elif [ "$install_deps" = 1 ]; then
   # build's compile: the kernels).
   scripts/install-deps.sh build
   install_log="$(mktemp)"
-  scripts/install-deps.sh test > "$install_log" 2>&1 < /dev/null &
+  scripts/install-deps.sh test --unsafe-io > "$install_log" 2>&1 < /dev/null &
   installing=$!
   # Never leave dpkg running: on a failed compile, wait for the install.
   trap 'wait "$installing" 2> /dev/null || true' EXIT
   cmake -S . -B "$build" "${library_options[@]}" -DRANDTENSOR_BUILD_TOOLS=OFF \
     -DRANDTENSOR_BUILD_TESTS=OFF -DRANDTENSOR_BUILD_BENCHMARKS=OFF -DRANDTENSOR_BUILD_PYTHON=OFF \
     -DRANDTENSOR_BUILD_STATS=OFF -DRANDTENSOR_BUILD_MPI=OFF -DRANDTENSOR_BUILD_TORCH_BACKEND=OFF
-  # Niced: the install is the longer of the two when they share the cores
-  # evenly (dpkg is one process to the compile's nproc), and the rest of
-  # the build waits for it; the compile takes what the install leaves.
-  nice -n 10 cmake --build "$build" -j "$jobs" --target randtensor_objects
+  cmake --build "$build" -j "$jobs" --target randtensor_objects
   install_rc=0
   wait "$installing" || install_rc=$?
   trap - EXIT

@@ -24,7 +24,10 @@
 #                      install's time on a 2-vCPU VM; the cost is that a
 #                      crash mid-install can leave files empty (apt-get
 #                      install --reinstall repairs them). scripts/test.sh
-#                      --install-deps and CI use it.
+#                      --install-deps uses it (its install runs beside a
+#                      compile and the build waits for it); CI's installs
+#                      end before the cross build beside them, and keep
+#                      dpkg's safe I/O.
 #   --simulate       resolve everything (apt-get install -s) without installing
 #   --list           print the packages of the job and exit
 #

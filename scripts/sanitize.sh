@@ -23,9 +23,9 @@ python=/usr/bin/python3
 # tests look for races in what the threads share (the writer's tiles and
 # rows, the pool, the store choice), code that is the same whatever kernel
 # a tile calls; AVX2 is the widest target every x86 CI machine runs, and
-# AVX3's units took 60% of this build's kernel time. (That each target's kernels keep to their range is
-# checked on every target, AVX3 included, by the guard-page and determinism
-# tests, natively and under ASan.)
+# AVX3's units took 60% of this build's kernel time. (That each target's
+# kernels keep to their range is checked on every target, AVX3 included,
+# by the guard-page and determinism tests, natively and under ASan.)
 # MPI is off: Open MPI's own allocations are not ours to leak-check.
 thread_targets="AVX3;SSE4"
 

@@ -52,6 +52,13 @@ fi
 # here (RANDTENSOR_WERROR: randtensor's own targets only).
 library_options=(-DCMAKE_BUILD_TYPE=Release -DRANDTENSOR_DISABLED_TARGETS="$disabled_targets"
                  -DRANDTENSOR_KERNEL_FLAGS= -DRANDTENSOR_WERROR=ON)
+# The parts beside the library, each set ON or OFF: parts ON|OFF.
+parts() {
+  local part
+  for part in TOOLS TESTS BENCHMARKS PYTHON STATS MPI TORCH_BACKEND; do
+    printf '%s\n' "-DRANDTENSOR_BUILD_$part=$1"
+  done
+}
 
 if [ "$install_deps" = 1 ] && [ "$build_it" = 0 ]; then
   scripts/install-deps.sh test
@@ -66,9 +73,8 @@ elif [ "$install_deps" = 1 ]; then
   installing=$!
   # Never leave dpkg running: on a failed compile, wait for the install.
   trap 'wait "$installing" 2> /dev/null || true' EXIT
-  cmake -S . -B "$build" "${library_options[@]}" -DRANDTENSOR_BUILD_TOOLS=OFF \
-    -DRANDTENSOR_BUILD_TESTS=OFF -DRANDTENSOR_BUILD_BENCHMARKS=OFF -DRANDTENSOR_BUILD_PYTHON=OFF \
-    -DRANDTENSOR_BUILD_STATS=OFF -DRANDTENSOR_BUILD_MPI=OFF -DRANDTENSOR_BUILD_TORCH_BACKEND=OFF
+  mapfile -t off < <(parts OFF)
+  cmake -S . -B "$build" "${library_options[@]}" "${off[@]}"
   cmake --build "$build" -j "$jobs" --target randtensor_objects
   install_rc=0
   wait "$installing" || install_rc=$?
@@ -89,10 +95,8 @@ python=/usr/bin/python3
 # Every part ON: a missing dependency is a configure error, never a part
 # silently skipped (scripts/install-deps.sh test installs them all).
 if [ "$build_it" = 1 ]; then
-  cmake -S . -B "$build" "${library_options[@]}" -DPython3_EXECUTABLE="$python" \
-    -DRANDTENSOR_BUILD_TOOLS=ON -DRANDTENSOR_BUILD_TESTS=ON -DRANDTENSOR_BUILD_BENCHMARKS=ON \
-    -DRANDTENSOR_BUILD_PYTHON=ON -DRANDTENSOR_BUILD_STATS=ON -DRANDTENSOR_BUILD_MPI=ON \
-    -DRANDTENSOR_BUILD_TORCH_BACKEND=ON
+  mapfile -t on < <(parts ON)
+  cmake -S . -B "$build" "${library_options[@]}" "${on[@]}" -DPython3_EXECUTABLE="$python"
   cmake --build "$build" -j "$jobs"
 fi
 # Optional Python engines (dask, torch) and valgrind are required here, not

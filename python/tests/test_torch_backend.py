@@ -565,6 +565,31 @@ def test_stream_dropout_is_cudas_formula_of_the_stream(backend, n, dtype):
     assert np.array_equal(out.numpy(), want)
 
 
+@pytest.mark.parametrize("make", [
+    lambda buf: buf[:1].expand(70001),                          # stride 0
+    lambda buf: buf[:140002].view(70001, 2)[:, 0],              # every other element
+    lambda buf: buf[:140058].view(251, 279, 2)[:, :, 0].t(),    # gaps, transposed
+])
+def test_torch_cuda_dropout_of_a_strided_input(make):
+    """Dropout.cu reads an input that is not dense one element at a time in
+    logical order, as it reads a dense one whose address allows no vector:
+    the same mask for the same (seed, offset) and count; the results take
+    torch.empty_like's layout of the input."""
+    buf = torch.ones(140059, dtype=torch.float16)
+    x = make(buf)
+    n = x.numel()
+    assert not x.is_contiguous()
+    with rt.installed(order="torch_cuda", gpu=(132, 2048)):
+        torch.manual_seed(5)
+        out, mask = torch.native_dropout(x, 0.25, True)
+        torch.manual_seed(5)
+        want_out, want_mask = torch.native_dropout(buf[1:n + 1], 0.25, True)  # odd address
+    like = torch.empty_like(x)
+    assert out.shape == x.shape and out.stride() == like.stride()
+    assert mask.shape == x.shape and mask.stride() == like.stride()
+    assert torch.equal(mask.reshape(-1), want_mask) and torch.equal(out.reshape(-1), want_out)
+
+
 def test_every_simd_target_gives_the_same_values(tmp_path):
     """The backend's own copy of the library reads RANDTENSOR_TARGET; each
     target this CPU runs draws the same bits for every served operator."""

@@ -647,9 +647,12 @@ std::tuple<at::Tensor, at::Tensor> ReplayCudaDropout(const at::Tensor& input, do
   TORCH_CHECK(status.ok(), "native_dropout: ", status.message());
   WriteOffset(gen, OffsetOf("native_dropout", next));
   if (dense) return std::make_tuple(output, mask);
-  // In the layout PyTorch gives a result of this input (empty_like).
-  return std::make_tuple(at::empty_like(input).copy_(output),
-                         at::empty_like(input, bool_options).copy_(mask));
+  // In the layout PyTorch gives a result of this input (empty_like): the
+  // packed results themselves where that layout is packed (an expanded or
+  // sliced input), else copies.
+  at::Tensor shaped = at::empty_like(input);
+  if (shaped.strides() == output.strides()) return std::make_tuple(output, mask);
+  return std::make_tuple(shaped.copy_(output), at::empty_like(input, bool_options).copy_(mask));
 }
 
 // Elements of dropout's output per thread at least.

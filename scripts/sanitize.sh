@@ -73,12 +73,11 @@ run_address() {
   local kernel_checks_left_out="-fno-sanitize=pointer-overflow,alignment,null,object-size"
   # Kernels for SCALAR, AVX2 and, where this CPU runs it, AVX3. Not AVX3 on
   # a CPU without the AVX-512 parts Highway's AVX3 needs (F, VL, DQ, BW):
-  # its units are the largest, and there no test would run them. Not SSE4:
-  # instrumented, its emulation of the fused multiply-add (math-inl.h:
-  # arithmetic in registers, no memory access) made it half of this build's
-  # kernel compile; its loads and stores are the same Highway code as
-  # AVX2's at four lanes instead of eight, which the suite runs natively
-  # (values, guard pages) like every target (docs/trust.md, "What CI runs").
+  # its units are the largest, and there no test would run them. Not SSE4,
+  # the costliest target of this build to compile (docs/trust.md, "What CI
+  # runs"): its loads and stores are the same Highway code as AVX2's at four
+  # lanes instead of eight, which the suite runs natively (values, guard
+  # pages) as it runs every target's.
   local disabled="SSE4"
   cpu_runs_avx3 || disabled="SSE4;AVX3"
   CC=clang-14 CXX=clang++-14 configure_and_build build-asan "-O2 -gline-tables-only -DNDEBUG" \

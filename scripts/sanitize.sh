@@ -73,12 +73,13 @@ run_address() {
   local kernel_checks_left_out="-fno-sanitize=pointer-overflow,alignment,null,object-size"
   # Kernels for SCALAR and the widest target this CPU runs, the one the
   # library picks here: AVX3 where the CPU has the AVX-512 parts Highway's
-  # AVX3 needs (F, VL, DQ, BW), else AVX2. Each x86 target is the costliest
-  # part of this build to compile (docs/trust.md, "What CI runs"), so the
-  # others are left out: their loads and stores are the same Highway code
-  # at other lane counts, which the suite runs natively on every compiled
-  # target (values, guard pages at every tail length), and CI's hosts with
-  # and without AVX-512 take AVX3 and AVX2 in turns. SSE4 is never here.
+  # AVX3 needs (F, VL, DQ, BW), else AVX2. The x86 targets' instrumented
+  # kernel units are most of this build's compile (docs/trust.md, "What CI
+  # runs"), so the others are left out: their loads and stores are the
+  # same Highway code at other lane counts, which the suite runs natively
+  # on every compiled target (values, guard pages at every tail length),
+  # and CI's hosts with and without AVX-512 take AVX3 and AVX2 in turns.
+  # SSE4 is never here.
   local disabled="SSE4;AVX3"
   cpu_runs_avx3 && disabled="SSE4;AVX2"
   CC=clang-14 CXX=clang++-14 configure_and_build build-asan "-O2 -gline-tables-only -DNDEBUG" \

@@ -559,7 +559,7 @@ def _recorded_calls():
 def _sha(t):
     import hashlib
     data = t.view(torch.int16) if t.dtype == torch.bfloat16 else t
-    return hashlib.sha256(data.numpy().tobytes()).hexdigest()
+    return hashlib.sha256(np.ascontiguousarray(data.numpy())).hexdigest()
 
 
 _TORCH_DTYPES = {"float32": torch.float32, "float64": torch.float64, "float16": torch.float16,

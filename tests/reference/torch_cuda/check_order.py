@@ -37,6 +37,13 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import order  # noqa: E402
 
+
+def sha256_hex(array):
+    """SHA-256 of an array's bytes in C order, read in place where the array
+    is contiguous (tobytes() would copy it first: a second pass over memory)."""
+    return hashlib.sha256(np.ascontiguousarray(array)).hexdigest()
+
+
 UNSIGNED = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 
 
@@ -75,7 +82,7 @@ def compare_call(call, arrays, env, extra=None):
     if len(idx) == n and call.get("sha256"):
         for key, name in (("val", "sha256"), ("mask", "mask_sha256")):
             if name in call and f"c{i}_{key}" in arrays and \
-                    hashlib.sha256(arrays[f"c{i}_{key}"].tobytes()).hexdigest() != call[name]:
+                    sha256_hex(arrays[f"c{i}_{key}"]) != call[name]:
                 problems.append({"what": f"stored {key} differ from the whole tensor's {name}"})
     worst = 0.0
     for k, (e, g, m) in enumerate(zip(idx, got, vals)):
@@ -120,10 +127,10 @@ def full_hash(call, env):
     if call["kind"] == "dropout":
         v = np.array([o for o, _ in vals], dtype=t)
         mk = np.array([m for _, m in vals], dtype=np.uint8)
-        return (hashlib.sha256(v.tobytes()).hexdigest() == call["sha256"] and
-                ("mask_sha256" not in call or hashlib.sha256(mk.tobytes()).hexdigest() == call["mask_sha256"]))
+        return (sha256_hex(v) == call["sha256"] and
+                ("mask_sha256" not in call or sha256_hex(mk) == call["mask_sha256"]))
     v = np.array(vals, dtype=t)
-    return hashlib.sha256(v.tobytes()).hexdigest() == call["sha256"]
+    return sha256_hex(v) == call["sha256"]
 
 
 HYPOTHESES = {"dropout_vec_max_4": {"max_vec": 4}}
@@ -159,9 +166,9 @@ def make_synthetic(outdir, sm=132, tps=2048):
             else:
                 arrays[f"c{i}_val"] = np.array(vals, dtype=t)
             if idx.size == c["n"]:  # whole tensor stored: its hashes are known
-                rec["sha256"] = hashlib.sha256(arrays[f"c{i}_val"].tobytes()).hexdigest()
+                rec["sha256"] = sha256_hex(arrays[f"c{i}_val"])
                 if f"c{i}_mask" in arrays:
-                    rec["mask_sha256"] = hashlib.sha256(arrays[f"c{i}_mask"].tobytes()).hexdigest()
+                    rec["mask_sha256"] = sha256_hex(arrays[f"c{i}_mask"])
             rec["state_after"] = [seed, off]
             calls.append(rec)
     os.makedirs(outdir, exist_ok=True)

@@ -147,8 +147,14 @@ using WriteTileFn = void (*)(const void* stage, size_t pitch, size_t rows, size_
 using WriteTileReversedFn = void (*)(const void* stage, size_t pitch, size_t rows, size_t cols,
                                      void* dst, int64_t stride_l);
 
+// Copies `rows` packed rows of n elements each to rows `step` elements apart:
+// row r's src[r * n + k] goes to dst[r * step + k]. Plain stores; only the
+// rows' own elements are written.
+using CopyRowsFn = void (*)(const void* src, uint64_t n, uint64_t rows, void* dst, int64_t step);
+
 struct MoveKernels {
   CopyFn copy;
+  CopyRowsFn copy_rows;
   ScatterFn scatter;
   WriteTileFn write_tile;
   WriteTileReversedFn write_tile_reversed;

@@ -296,6 +296,42 @@ void CopyElements(const void* HWY_RESTRICT src, uint64_t n, void* HWY_RESTRICT d
   }
 }
 
+#if HWY_TARGET != HWY_SCALAR
+// Copies `rows` rows of `bytes` >= Lanes(d) bytes each in vectors of d, the
+// last vector of a row ending at the row's end (overlapping the one before):
+// no call and no byte loop per row, and no byte outside the row is written.
+template <class D>
+HWY_INLINE void CopyRowsIn(D d, const uint8_t* HWY_RESTRICT src, size_t bytes, uint64_t rows,
+                           uint8_t* HWY_RESTRICT dst, int64_t step_bytes) {
+  const size_t N = hn::Lanes(d);
+  for (uint64_t r = 0; r < rows; ++r, src += bytes, dst += step_bytes) {
+    size_t j = 0;
+    for (; j + N <= bytes; j += N) hn::StoreU(hn::LoadU(d, src + j), d, dst + j);
+    if (j < bytes) hn::StoreU(hn::LoadU(d, src + bytes - N), d, dst + bytes - N);
+  }
+}
+#endif
+
+// Short padded rows out of the L1 stage (the writer's staged rows): a call per
+// row to memcpy costs about as much as a short row's copy itself.
+template <typename T>
+void CopyRowsElements(const void* HWY_RESTRICT src, uint64_t n, uint64_t rows,
+                      void* HWY_RESTRICT dst, int64_t step) {
+  const size_t bytes = static_cast<size_t>(n) * sizeof(T);
+  const uint8_t* from = static_cast<const uint8_t*>(src);
+  uint8_t* to = static_cast<uint8_t*>(dst);
+  const int64_t step_bytes = step * static_cast<int64_t>(sizeof(T));
+#if HWY_TARGET != HWY_SCALAR
+  const hn::ScalableTag<uint8_t> d;
+  const hn::FixedTag<uint8_t, 16> d16;
+  if (bytes >= hn::Lanes(d)) return CopyRowsIn(d, from, bytes, rows, to, step_bytes);
+  if (bytes >= 16) return CopyRowsIn(d16, from, bytes, rows, to, step_bytes);
+#endif
+  for (uint64_t r = 0; r < rows; ++r, from += bytes, to += step_bytes) {
+    std::memcpy(to, from, bytes);
+  }
+}
+
 template <typename T>
 void ScatterElements(const void* HWY_RESTRICT src, uint64_t n, void* HWY_RESTRICT dst,
                      int64_t stride) {
@@ -338,7 +374,7 @@ void WriteTileReversedElements(const void* HWY_RESTRICT stage, size_t pitch, siz
 
 template <typename T>
 detail::MoveKernels MoveKernelsFor() {
-  return {CopyElements<T>, ScatterElements<T>, WriteTileElements<T>,
+  return {CopyElements<T>, CopyRowsElements<T>, ScatterElements<T>, WriteTileElements<T>,
           WriteTileReversedElements<T>};
 }
 

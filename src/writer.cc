@@ -38,7 +38,6 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <cstring>
 
 #include <unistd.h>
 
@@ -261,12 +260,13 @@ void WriteStaged(const Job& job, uint64_t begin, uint64_t end) {
   const int size = job.element_size;
   RowCursor cur(L, begin);
   if (L.stream_contiguous) {
-    // Whole rows one memory step apart (padded rows): copied in a loop of
-    // their own, as a call and a cursor step per row cost short rows as
-    // much as making them. Non-temporal stores take the row pieces' way.
+    // Whole rows one memory step apart (padded rows): all of a chunk's rows
+    // in one move-kernel call (copy_rows) and one cursor step, as a call and
+    // a cursor step per row cost short rows as much as making them.
+    // Non-temporal stores take the row pieces' way.
     const uint64_t row = static_cast<uint64_t>(L.sizes[L.rank - 1]);
     const bool row_loop = L.rank >= 2 && L.strides[L.rank - 1] == 1 && !job.nontemporal;
-    const int64_t row_step = row_loop ? L.strides[L.rank - 2] * size : 0;  // bytes
+    const int64_t row_step = row_loop ? L.strides[L.rank - 2] : 0;  // elements
     for (uint64_t chunk = begin; chunk < end;) {
       const uint64_t n = std::min(end - chunk, cap);
       job.Generate(base + chunk, n, stage, false);
@@ -274,10 +274,8 @@ void WriteStaged(const Job& job, uint64_t begin, uint64_t end) {
         const uint64_t rows = row_loop && cur.row_left() == row
                                   ? std::min(cur.rows_left(), (n - i) / row) : 0;
         if (rows > 1) {
-          char* to = job.At(cur.offset());
-          for (uint64_t r = 0; r < rows; ++r, to += row_step, i += row) {
-            std::memcpy(to, stage + i * size, row * size);
-          }
+          job.move->copy_rows(stage + i * size, row, rows, job.At(cur.offset()), row_step);
+          i += rows * row;
           if (chunk + i < end) cur.AdvanceRows(rows);
           continue;
         }

@@ -327,6 +327,30 @@ void CheckMoveKernels(const KernelTable& table) {
       }
     }
   }
+  // copy_rows: packed rows of n elements to rows `step` apart (padded,
+  // reversed), every row length from one element to past two vectors; the
+  // padding between rows keeps its bytes.
+  for (size_t n = 1; n <= max_n; ++n) {
+    for (const int64_t pad : {int64_t{0}, int64_t{1}, int64_t{5}}) {
+      for (const bool reversed : {false, true}) {
+        const size_t rows = 3;
+        const int64_t step = (reversed ? -1 : 1) * (static_cast<int64_t>(n) + pad);
+        const size_t span = rows * (n + static_cast<size_t>(pad)) + 8;
+        std::vector<T> dst(2 * span, static_cast<T>(kGuard * 0x0101010101010101ull));
+        std::vector<T> want = dst;
+        T* origin = dst.data() + span;
+        move.copy_rows(src.data() + 1, n, rows, origin, step);
+        for (size_t r = 0; r < rows; ++r) {
+          for (size_t k = 0; k < n; ++k) {
+            want[span + static_cast<int64_t>(r) * step + static_cast<int64_t>(k)] =
+                src[1 + r * n + k];
+          }
+        }
+        ASSERT_EQ(dst, want) << table.name << " copy_rows size " << sizeof(T) << " n " << n
+                             << " step " << step;
+      }
+    }
+  }
   // Tiles: rows x cols from a pitched stage, forward and reversed.
   for (const size_t rows : {size_t{1}, size_t{2}, size_t{3}, size_t{4}, size_t{16}, size_t{32}}) {
     for (const size_t cols : {size_t{1}, size_t{4}, size_t{7}, size_t{33}}) {

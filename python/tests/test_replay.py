@@ -8,7 +8,6 @@ replayed whole, on every SIMD target this CPU runs: bit-exact samples and
 hashes for everything but normals, whose GPU side uses __sincosf (checked
 within order.py's published tolerance), and the same new offset.
 """
-import hashlib
 import json
 import os
 import sys
@@ -18,6 +17,7 @@ import pytest
 
 import randtensor
 from randtensor.replay import torch_cuda
+from digest import sha256_hex
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REFERENCE = os.path.join(HERE, "..", "..", "tests", "reference", "torch_cuda")
@@ -25,13 +25,6 @@ RECORDED = os.path.join(REFERENCE, "recorded")
 sys.path.insert(0, os.path.join(REFERENCE, ".."))  # distributions.py
 sys.path.insert(0, REFERENCE)                      # order.py
 import order  # noqa: E402
-
-
-def sha256_hex(array):
-    """SHA-256 of an array's bytes in C order, read in place where the array
-    is contiguous (tobytes() would copy it first: a second pass over memory)."""
-    return hashlib.sha256(np.ascontiguousarray(array)).hexdigest()
-
 
 UNSIGNED = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 FORMATS = {"float32": order.F32, "float64": order.F64, "float16": order.F16,

@@ -25,6 +25,7 @@ else:
 
 import randtensor  # noqa: E402
 import randtensor.torch as rt  # noqa: E402
+from digest import sha256_hex  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import philox_reference as ref  # noqa: E402
@@ -548,7 +549,6 @@ def test_docs_examples_run(index):
 # (tests/reference/torch_cuda/recorded, capture_torch_cuda.py).
 
 def _recorded_calls():
-    import hashlib  # noqa: F401  (used by the tests below)
     import json
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests",
                         "reference", "torch_cuda", "recorded", "torch_cuda_order.json")
@@ -557,9 +557,8 @@ def _recorded_calls():
 
 
 def _sha(t):
-    import hashlib
     data = t.view(torch.int16) if t.dtype == torch.bfloat16 else t
-    return hashlib.sha256(np.ascontiguousarray(data.numpy())).hexdigest()
+    return sha256_hex(data.numpy())
 
 
 _TORCH_DTYPES = {"float32": torch.float32, "float64": torch.float64, "float16": torch.float16,

@@ -6,7 +6,6 @@ capture_torch_cuda.py) replayed through unchanged torch calls on the CPU;
 the independent Philox reference (philox_reference.py) with SPEC.md section
 8's formulas written out here in NumPy; and stock PyTorch itself for errors
 and for everything the backend must leave alone."""
-import hashlib
 import json
 import os
 import struct
@@ -25,17 +24,11 @@ else:
 import torch.nn.functional as F  # noqa: E402
 
 import randtensor.torch as rt  # noqa: E402
+from digest import sha256_hex  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import philox_reference as ref  # noqa: E402
-
-
-def sha256_hex(array):
-    """SHA-256 of an array's bytes in C order, read in place where the array
-    is contiguous (tobytes() would copy it first: a second pass over memory)."""
-    return hashlib.sha256(np.ascontiguousarray(array)).hexdigest()
-
 
 ROOT = os.path.join(HERE, os.pardir, os.pardir)
 RECORDED = os.path.join(ROOT, "tests", "reference", "torch_cuda", "recorded")

@@ -57,6 +57,7 @@ detail::GenerateKernels KernelsOf() {
   if constexpr (replay::HasReplayRows<C>()) k.replay_rows = replay::ReplayRows<C>;
   k.rows = convert::GenerateRows<C>;
   k.vector_elements = convert::VectorElements<C>();
+  k.split_elements = convert::SplitElements<C>();
   return k;
 }
 

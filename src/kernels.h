@@ -113,7 +113,19 @@ struct GenerateKernels {
   // whole vectors from a block boundary go through `rows` with no vector
   // crossing a row end.
   uint64_t vector_elements = 1;
+  // Elements per hardware vector where the kind places each on its own, else
+  // 0: rows of whole hardware vectors that a vector of blocks holds whole
+  // (16 or 32 floats on AVX-512) also go through `rows` from registers.
+  uint64_t split_elements = 0;
 };
+
+// Whether rows of `row` elements from a block boundary go through `rows`
+// with every vector stored straight from registers: whole vectors of Philox
+// blocks, or whole hardware vectors that a vector of blocks holds whole.
+inline bool RowsFromRegisters(const GenerateKernels& k, uint64_t row) {
+  if (row % k.vector_elements == 0) return true;
+  return k.split_elements != 0 && k.vector_elements % row == 0 && row % k.split_elements == 0;
+}
 
 // Whether `columns` takes this shape: whole Philox blocks per run, whole
 // vectors of runs, and per-lane block offsets that fit in 32 bits.

@@ -274,6 +274,14 @@ HWY_NOINLINE void ConvertBlockVectors(const K& constants, const uint32_t* words,
   }
 }
 
+// Whether each word vector of C may go to a place of its own: C converts a
+// word vector on its own, in the rounds, to N / kWords elements (kGroup 1,
+// neither kFromBlocks nor kAfterGroup). Then rows shorter than a vector of
+// blocks, whole hardware vectors long (rows of 16 or 32 floats on AVX-512),
+// are placed straight from registers too (GenerateRows).
+template <class C>
+constexpr bool kPlacesEachVector = C::kGroup == 1 && !C::kFromBlocks && !C::kAfterGroup;
+
 // Copies n bytes from `from`, readable a vector past n, to `to`, writing
 // no byte outside [to, to + n) (a neighbouring row or its padding may be
 // another thread's): whole vectors, then the rest through a masked store
@@ -393,25 +401,62 @@ struct VectorPlaces : RowPlaces<T> {
   }
 };
 
-template <class C, bool nt, bool spill = false>
+// Where each word vector of a vector of blocks goes, from the vector's
+// place (ConvertRun's `split`): rows that a vector of blocks holds whole,
+// `row` elements each (a whole number of word vectors), `row_step` apart.
+struct SplitPlaces {
+  ptrdiff_t offset[kOut] = {};  // elements from the vector's place
+};
+inline SplitPlaces SplitPlacesOf(uint64_t row, ptrdiff_t row_step, uint64_t per_word_vector) {
+  SplitPlaces p;
+  for (size_t i = 0; i < kOut; ++i) {
+    const uint64_t e = i * per_word_vector;
+    p.offset[i] = static_cast<ptrdiff_t>(e / row) * row_step + static_cast<ptrdiff_t>(e % row);
+  }
+  return p;
+}
+
+template <class C, bool nt, bool spill = false, bool split = false>
 HWY_NOINLINE void ConvertRun(const detail::KernelArgs& s, const typename C::Params& fill_params,
-                             uint64_t block, uint64_t n, VectorPlaces<typename C::Type> to);
+                             uint64_t block, uint64_t n, VectorPlaces<typename C::Type> to,
+                             SplitPlaces split_places = SplitPlaces());
 
 // ConvertRun's loop, with the converter's constants k (made from params).
-template <class C, bool nt, bool spill, class K>
+template <class C, bool nt, bool spill, bool split, class K>
 HWY_INLINE void ConvertRunWith(const detail::KernelArgs& s, const typename C::Params& params,
                                const K& k, uint64_t block, uint64_t n,
-                               VectorPlaces<typename C::Type>& to) {
+                               VectorPlaces<typename C::Type>& to, const SplitPlaces& split_places) {
   using T = typename C::Type;
   constexpr uint64_t kPerBlock = 4 / C::kWords;  // elements
   static_assert(kOut % C::kGroup == 0, "a batch holds whole converter groups");
+  static_assert(!split || (kPlacesEachVector<C> && !spill && !nt),
+                "split places: word vectors on their own, whole rows, plain stores");
   const size_t nb = BlocksPerVector();
   const uint64_t per_vector = nb * kPerBlock;  // elements per state vector
+  // Split: each word vector's offset from its vector's place, in registers.
+  ptrdiff_t offset[kOut];
+  for (size_t i = 0; i < kOut; ++i) offset[i] = split ? split_places.offset[i] : 0;
+  // Split: vectors of blocks made one after another at `from` to their places.
+  const auto place_split = [&](const T* from, uint64_t vectors) {
+    const uint64_t per_word_vector = per_vector / kOut;
+    for (uint64_t v = 0; v < vectors; ++v, from += per_vector) {
+      T* const at = to.template Next<false>(per_vector, 0);
+      for (size_t i = 0; i < kOut; ++i) {
+        std::memcpy(at + offset[i], from + i * per_word_vector, per_word_vector * sizeof(T));
+      }
+    }
+  };
   while (n != 0) {
     const Counter128 c = s.start.Plus(block);
     uint64_t m = std::min<uint64_t>(n, BlocksBeforeCarry(c) / nb);  // whole vectors
     if (m == 0) {
-      CarryVector<C>(s, k, block, to.template Next<spill>(per_vector, 0));
+      if constexpr (split) {
+        HWY_ALIGN T one[4 * hn::MaxLanes(DState())];
+        CarryVector<C>(s, k, block, one);
+        place_split(one, 1);
+      } else {
+        CarryVector<C>(s, k, block, to.template Next<spill>(per_vector, 0));
+      }
       if constexpr (spill) to.EndGroup(per_vector);
       m = 1;
     } else {
@@ -453,7 +498,9 @@ HWY_INLINE void ConvertRunWith(const detail::KernelArgs& s, const typename C::Pa
                 s.keys,
                 [&](Batch y, size_t b, size_t i, VW t) __attribute__((always_inline)) {
                   T* const dst = place[b];
-                  if constexpr (C::kGroup == 1) {
+                  if constexpr (split) {
+                    C::Vectors(k, dst + offset[i], nt, t);
+                  } else if constexpr (C::kGroup == 1) {
                     // Each vector as soon as it is made (as its words would
                     // be stored): none waits in a register.
                     C::Vectors(k, dst + i * (hn::Lanes(DW()) / C::kWords), nt, t);
@@ -482,6 +529,15 @@ HWY_INLINE void ConvertRunWith(const detail::KernelArgs& s, const typename C::Pa
           ConvertRun<C, false>(s, params, block + done * nb, m - done, VectorPlaces<T>(l1));
           to.Put(l1, (m - done) * per_vector);
         }
+      } else if constexpr (split) {
+        // As the spills' loop, fewer vectors than a group through L1 (the
+        // loop without splits), so that this loop, too, compiles the
+        // converter for one group size only.
+        if (done < m) {
+          HWY_ALIGN T l1[kBatches * 4 * hn::MaxLanes(DState())];
+          ConvertRun<C, false>(s, params, block + done * nb, m - done, VectorPlaces<T>(l1));
+          place_split(l1, m - done);
+        }
       } else {
         for (; done < m; ++done) batches(std::integral_constant<size_t, 1>());
       }
@@ -508,15 +564,18 @@ HWY_INLINE void ConvertRunWith(const detail::KernelArgs& s, const typename C::Pa
 // (VectorPlaces::Spill), a loop of its own, so that the runs of whole
 // vectors, packed fills among them, keep one with no trace of the spill's
 // bookkeeping, which costs them registers; it converts whole groups only,
-// and the last vectors through L1. The converter's constants
+// and the last vectors through L1. `split`: rows that each vector of blocks
+// holds whole (`to` steps a vector's rows at a time), each word vector
+// stored at its offset (SplitPlaces). The converter's constants
 // (C::WithConstants) are made here, once per call, so that they are this
 // function's locals, which the stores cannot alias, and stay in registers.
-template <class C, bool nt, bool spill>
+template <class C, bool nt, bool spill, bool split>
 HWY_NOINLINE void ConvertRun(const detail::KernelArgs& s, const typename C::Params& fill_params,
-                             uint64_t block, uint64_t n, VectorPlaces<typename C::Type> to) {
+                             uint64_t block, uint64_t n, VectorPlaces<typename C::Type> to,
+                             SplitPlaces split_places) {
   const typename C::Params params = fill_params;  // as GenerateConverted's copy
   C::WithConstants(params, [&](const auto& k) __attribute__((always_inline)) {
-    ConvertRunWith<C, nt, spill>(s, params, k, block, n, to);
+    ConvertRunWith<C, nt, spill, split>(s, params, k, block, n, to, split_places);
   });
 }
 #endif
@@ -675,6 +734,17 @@ uint64_t VectorElements() {
 #endif
 }
 
+// Elements per word vector where each has a place of its own
+// (GenerateKernels::split_elements), else 0.
+template <class C>
+uint64_t SplitElements() {
+#if HWY_TARGET == HWY_SCALAR
+  return 0;
+#else
+  return kPlacesEachVector<C> ? VectorElements<C>() / kOut : 0;
+#endif
+}
+
 // Rows (GenerateRowsFn): `rows` runs of `row` elements, consecutive in the
 // stream from `first`, run r at dst + r * row_stride elements, as one run
 // of vectors of blocks (ConvertRun with VectorPlaces), so that no row
@@ -726,9 +796,15 @@ bool GenerateRows(const detail::KernelArgs& s, uint64_t first, uint64_t row, uin
                       static_cast<uint64_t>(row_stride) * sizeof(T) % kVectorBytes != 0)) {
     return false;
   }
-  // Rows shorter than a vector (which the writer stages unless vectors are
-  // wider than its shortest rows in place): vectors may cross several.
-  if (row < per_vector) return through_l1();
+  // Rows shorter than a vector: placed straight from registers where each
+  // vector of blocks holds whole rows of whole word vectors (the writer's
+  // short rows in place); others (the writer stages them unless vectors
+  // are wider than its shortest rows in place) through L1: vectors may
+  // cross several.
+  const uint64_t per_word_vector = per_vector / kOut;
+  const bool split = kPlacesEachVector<C> && row < per_vector && per_vector % row == 0 &&
+                     row % per_word_vector == 0 && first % kPerBlock == 0 && !nontemporal;
+  if (row < per_vector && !split) return through_l1();
   // Two groups of vectors, and a vector of bytes that CopyPiece may read.
   HWY_ALIGN T elements[2 * kBatches * 4 * hn::MaxLanes(DState()) + kVectorBytes / sizeof(T)];
   typename VectorPlaces<T>::Spill spill;
@@ -745,7 +821,16 @@ bool GenerateRows(const detail::KernelArgs& s, uint64_t first, uint64_t row, uin
     block += nb;
   }
   const uint64_t vectors = count / per_vector;
-  if (nontemporal) {
+  if (split) {
+    // A vector of blocks' rows at a time.
+    const VectorPlaces<T> rows_of_vectors(
+        static_cast<T*>(dst), per_vector,
+        static_cast<ptrdiff_t>(per_vector / row) * static_cast<ptrdiff_t>(row_stride));
+    if constexpr (kPlacesEachVector<C>) {
+      ConvertRun<C, false, false, true>(s, params, block, vectors, rows_of_vectors,
+                                        SplitPlacesOf(row, row_stride, per_word_vector));
+    }
+  } else if (nontemporal) {
     ConvertRun<C, true>(s, params, block, vectors, places);
   } else if (skip == 0 && row % per_vector == 0) {
     ConvertRun<C, false>(s, params, block, vectors, places);  // never spills

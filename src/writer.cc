@@ -8,8 +8,9 @@
 //   several rows per call (the kernels' `rows`; streamed only where they
 //   are whole aligned vectors), since a call per row would restart the run
 //   with too few vectors in flight to hide the multiplier latency: long
-//   rows, and short ones that are whole vectors of Philox blocks
-//   (InPlaceRows). Other short rows would pay a partial vector per row, so
+//   rows, and short ones that are whole vectors of Philox blocks or whole
+//   hardware vectors that a vector of blocks holds whole (InPlaceRows,
+//   RowsFromRegisters). Other short rows would pay a partial vector per row, so
 //   a chunk spanning many rows is generated into an L1 staging buffer and
 //   copied out row by row (streamed where the output is).
 // - Transposed (innermost stride not 1, but another dimension M has stride
@@ -388,7 +389,9 @@ void RunTask(void* context, uint32_t index) {
 }
 
 // Whether rows of stride 1 are generated in place (Strategy::kRows): long
-// rows; and shorter ones that are whole vectors of Philox blocks from a
+// rows; and shorter ones that the kernel stores straight from registers
+// (RowsFromRegisters: whole vectors of Philox blocks, or whole hardware
+// vectors that a vector of blocks holds whole) from a
 // block boundary (`first`, the stream element of the first), follow each
 // other in the stream, and give each call of the kernel's `rows` at least a
 // long row's elements. Short rows that vectors cross are staged: where
@@ -400,7 +403,7 @@ bool InPlaceRows(const Layout& L, const GenerateKernels& generate, uint64_t firs
   const uint64_t row = static_cast<uint64_t>(L.sizes[L.rank - 1]);
   if (L.rank == 1 || row >= kDirectRow) return true;
   const uint64_t rows = static_cast<uint64_t>(L.sizes[L.rank - 2]);
-  return generate.rows != nullptr && row % generate.vector_elements == 0 &&
+  return generate.rows != nullptr && RowsFromRegisters(generate, row) &&
          first % per_block == 0 && static_cast<uint64_t>(L.stream_strides[L.rank - 2]) == row &&
          rows * row >= kDirectRow;
 }

@@ -34,9 +34,10 @@ const PhiloxState kState{{0xfffffffb, 0x01234567, 0x89abcdef, 0xfedcba98, 0x600d
 // Row lengths: whole vectors of blocks on every x86 target (64, 128, 256,
 // 1024 uint32 elements), a block but not a vector (132, 260), neither (129,
 // 250, 257, 1000); short rows, in place where they are whole vectors of
-// blocks (8 uint32 elements on SSE4, 16 on AVX2, 64 on AVX-512) from a
-// block boundary, staged otherwise: whole vectors on some targets, shorter
-// than one on others (16, 32, 48), vectors crossing row ends (17, 20, 36),
+// blocks (8 uint32 elements on SSE4, 16 on AVX2, 64 on AVX-512) or whole
+// hardware vectors that a vector of blocks holds whole (16 and 32 on
+// AVX-512) from a block boundary, staged otherwise: whole vectors on some
+// targets, shorter than one on others (16, 32, 48), vectors crossing row ends (17, 20, 36),
 // shorter than any vector (1, 3, 5); pads that keep the row stride a vector
 // multiple (64) or not, odd ones among them.
 const int64_t kRows[] = {1,   3,   5,   16,  17,  20,  32,   36,  48,
@@ -106,8 +107,11 @@ TEST(Rows, StreamedPaddedRowsEqualTheOracle) {
 // Where short padded rows go: many rows of whole vectors of Philox blocks
 // from a block boundary (64 uint32 elements: one vector of blocks on
 // AVX-512, four on AVX2) are generated in place, with the vectors in flight
-// across row ends, not staged through L1 and copied; short rows that
-// vectors would cross (36 elements; 64 from an element offset of 1) are
+// across row ends, not staged through L1 and copied; so are rows of whole
+// hardware vectors that a vector of blocks holds whole (16 and 32 elements:
+// a quarter and a half of one on AVX-512, whole vectors of blocks on the
+// narrower targets); short rows that
+// vectors would cross (36 elements; 64 and 32 from an element offset of 1) are
 // staged, as are rows shorter than any vector of blocks (the scalar target,
 // which has no vectors, takes short rows of any length in place from a
 // block boundary), and streamed rows that do not start on a vector
@@ -130,7 +134,8 @@ TEST(Rows, ShortRowsOfWholeVectorsAreGeneratedInPlace) {
     };
     const auto streamed = randtensor::StoreMode::kStreaming;
     for (const Case& c :
-         {Case{64, 80, 0, "rows"}, Case{64, 80, 1, "staged rows"}, Case{36, 40, 0, staged},
+         {Case{64, 80, 0, "rows"}, Case{64, 80, 1, "staged rows"}, Case{32, 40, 0, "rows"},
+          Case{16, 20, 0, "rows"}, Case{32, 40, 1, "staged rows"}, Case{36, 40, 0, staged},
           Case{3, 5, 0, staged}, Case{64, 128, 0, "rows", streamed},
           Case{64, 128, 0, staged, streamed, sizeof(uint32_t)}}) {
       const int64_t sizes[2] = {256, c.row}, strides[2] = {c.stride, 1};
@@ -198,7 +203,7 @@ TEST(Rows, PaddedRowsOfEveryElementSizeEqualThePackedFill) {
                         {DataType::kUint8, Distribution::Bernoulli(0.5)},
                         {DataType::kInt64, Distribution::Integers(0, 1000)},
                         {DataType::kInt64, Distribution::Integers(0, int64_t{1} << 40)}};
-  const int64_t row_lengths[] = {1, 3, 5, 16, 17, 36, 129, 250, 256, 257, 1000};
+  const int64_t row_lengths[] = {1, 3, 5, 16, 17, 32, 36, 48, 129, 250, 256, 257, 1000};
   const int64_t pads[] = {1, 7, 64};
   const uint64_t offsets[] = {0, 1, 3};
   const int64_t rows = 13;

@@ -405,10 +405,14 @@ struct VectorPlaces : RowPlaces<T> {
 // place (ConvertRun's `split`): rows that a vector of blocks holds whole,
 // `row` elements each (a whole number of word vectors), `row_step` apart.
 struct SplitPlaces {
+  uint64_t row = 0;
+  ptrdiff_t row_step = 0;
   ptrdiff_t offset[kOut] = {};  // elements from the vector's place
 };
 inline SplitPlaces SplitPlacesOf(uint64_t row, ptrdiff_t row_step, uint64_t per_word_vector) {
   SplitPlaces p;
+  p.row = row;
+  p.row_step = row_step;
   for (size_t i = 0; i < kOut; ++i) {
     const uint64_t e = i * per_word_vector;
     p.offset[i] = static_cast<ptrdiff_t>(e / row) * row_step + static_cast<ptrdiff_t>(e % row);
@@ -438,13 +442,8 @@ HWY_INLINE void ConvertRunWith(const detail::KernelArgs& s, const typename C::Pa
   for (size_t i = 0; i < kOut; ++i) offset[i] = split ? split_places.offset[i] : 0;
   // Split: vectors of blocks made one after another at `from` to their places.
   const auto place_split = [&](const T* from, uint64_t vectors) {
-    const uint64_t per_word_vector = per_vector / kOut;
-    for (uint64_t v = 0; v < vectors; ++v, from += per_vector) {
-      T* const at = to.template Next<false>(per_vector, 0);
-      for (size_t i = 0; i < kOut; ++i) {
-        std::memcpy(at + offset[i], from + i * per_word_vector, per_word_vector * sizeof(T));
-      }
-    }
+    RowPlaces<T>(to.row, split_places.row, split_places.row_step).Put(from, vectors * per_vector);
+    to.Skip(vectors * per_vector);  // to.col stays 0: whole vectors of blocks
   };
   while (n != 0) {
     const Counter128 c = s.start.Plus(block);

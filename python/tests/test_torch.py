@@ -25,10 +25,10 @@ else:
 
 import randtensor  # noqa: E402
 import randtensor.torch as rt  # noqa: E402
-from digest import sha256_hex  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import philox_reference as ref  # noqa: E402
+from digest import sha256_hex  # noqa: E402
 
 DOCS = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, os.pardir,
                     "docs", "torch.md")

@@ -24,11 +24,11 @@ else:
 import torch.nn.functional as F  # noqa: E402
 
 import randtensor.torch as rt  # noqa: E402
-from digest import sha256_hex  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import philox_reference as ref  # noqa: E402
+from digest import sha256_hex  # noqa: E402
 
 ROOT = os.path.join(HERE, os.pardir, os.pardir)
 RECORDED = os.path.join(ROOT, "tests", "reference", "torch_cuda", "recorded")

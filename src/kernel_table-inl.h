@@ -58,6 +58,7 @@ detail::GenerateKernels KernelsOf() {
   k.rows = convert::GenerateRows<C>;
   k.vector_elements = convert::VectorElements<C>();
   k.split_elements = convert::SplitElements<C>();
+  k.cross_elements = convert::CrossElements<C>();
   return k;
 }
 

@@ -117,13 +117,20 @@ struct GenerateKernels {
   // 0: rows of whole hardware vectors that a vector of blocks holds whole
   // (16 or 32 floats on AVX-512) also go through `rows` from registers.
   uint64_t split_elements = 0;
+  // Rows at least this long that vectors cross go through `rows` from
+  // registers too (each word vector in one or two masked stores), where the
+  // target has masked stores and the kind places each word vector on its
+  // own; 0: none.
+  uint64_t cross_elements = 0;
 };
 
 // Whether rows of `row` elements from a block boundary go through `rows`
 // with every vector stored straight from registers: whole vectors of Philox
-// blocks, or whole hardware vectors that a vector of blocks holds whole.
+// blocks, whole hardware vectors that a vector of blocks holds whole, or
+// rows of at least cross_elements.
 inline bool RowsFromRegisters(const GenerateKernels& k, uint64_t row) {
   if (row % k.vector_elements == 0) return true;
+  if (k.cross_elements != 0 && row >= k.cross_elements) return true;
   return k.split_elements != 0 && k.vector_elements % row == 0 && row % k.split_elements == 0;
 }
 

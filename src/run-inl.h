@@ -204,6 +204,21 @@ struct RowPlaces {
       }
     }
   }
+#if RANDTENSOR_MASKED_STORES
+  // The place of the next n elements (n <= row_len), which may cross the
+  // row end, and moves n on: Placing::kCrossing's cursor, one step per
+  // word vector, with no branch (a row end falls on a different word
+  // vector each time).
+  HWY_INLINE RowCrossing<T> Crossing(uint64_t n) {
+    const uint64_t left = row_len - col;  // >= 1
+    const RowCrossing<T> p{row + col, row + (row_step - static_cast<ptrdiff_t>(left)),
+                           static_cast<size_t>(left)};
+    const bool wrap = n >= left;
+    col = wrap ? col + n - row_len : col + n;
+    row += wrap ? row_step : 0;
+    return p;
+  }
+#endif
 };
 
 #if HWY_TARGET != HWY_SCALAR
@@ -420,21 +435,43 @@ inline SplitPlaces SplitPlacesOf(uint64_t row, ptrdiff_t row_step, uint64_t per_
   return p;
 }
 
-template <class C, bool nt, bool spill = false, bool split = false>
+// How a run (ConvertRun) places its vectors of blocks, each way a loop of
+// its own, so that no loop carries another's bookkeeping in its registers:
+// - kInOrder: one after another from `to`, or in rows of whole vectors.
+// - kSpills: rows that are not whole vectors; a vector that crosses a row
+//   end goes through L1 (VectorPlaces::Spill).
+// - kSplit: rows that each vector of blocks holds whole, of whole word
+//   vectors; each word vector stored at its offset (SplitPlaces).
+// - kCrossing: rows of at least a word vector that vectors cross, where
+//   the target has masked stores and C places each word vector on its own
+//   (kCrossesRows): each word vector stored into its row, in two masked
+//   stores where it crosses the row end (RowCrossing).
+enum class Placing { kInOrder, kSpills, kSplit, kCrossing };
+
+// Whether C's rows that vectors cross go through kCrossing (else kSpills).
+template <class C>
+constexpr bool kCrossesRows = RANDTENSOR_MASKED_STORES && kPlacesEachVector<C>;
+
+template <class C, bool nt, Placing kPlacing = Placing::kInOrder>
 HWY_NOINLINE void ConvertRun(const detail::KernelArgs& s, const typename C::Params& fill_params,
                              uint64_t block, uint64_t n, VectorPlaces<typename C::Type> to,
                              SplitPlaces split_places = SplitPlaces());
 
 // ConvertRun's loop, with the converter's constants k (made from params).
-template <class C, bool nt, bool spill, bool split, class K>
+template <class C, bool nt, Placing kPlacing, class K>
 HWY_INLINE void ConvertRunWith(const detail::KernelArgs& s, const typename C::Params& params,
                                const K& k, uint64_t block, uint64_t n,
                                VectorPlaces<typename C::Type>& to, const SplitPlaces& split_places) {
   using T = typename C::Type;
   constexpr uint64_t kPerBlock = 4 / C::kWords;  // elements
+  constexpr bool spill = kPlacing == Placing::kSpills;
+  constexpr bool split = kPlacing == Placing::kSplit;
+  constexpr bool cross = kPlacing == Placing::kCrossing;
   static_assert(kOut % C::kGroup == 0, "a batch holds whole converter groups");
-  static_assert(!split || (kPlacesEachVector<C> && !spill && !nt),
-                "split places: word vectors on their own, whole rows, plain stores");
+  static_assert(!split || (kPlacesEachVector<C> && !nt),
+                "split places: word vectors on their own, plain stores");
+  static_assert(!cross || (kCrossesRows<C> && !nt),
+                "crossing rows: masked stores of word vectors on their own, plain stores");
   const size_t nb = BlocksPerVector();
   const uint64_t per_vector = nb * kPerBlock;  // elements per state vector
   // Split: each word vector's offset from its vector's place, in registers.
@@ -449,10 +486,14 @@ HWY_INLINE void ConvertRunWith(const detail::KernelArgs& s, const typename C::Pa
     const Counter128 c = s.start.Plus(block);
     uint64_t m = std::min<uint64_t>(n, BlocksBeforeCarry(c) / nb);  // whole vectors
     if (m == 0) {
-      if constexpr (split) {
+      if constexpr (split || cross) {
         HWY_ALIGN T one[4 * hn::MaxLanes(DState())];
         CarryVector<C>(s, k, block, one);
-        place_split(one, 1);
+        if constexpr (split) {
+          place_split(one, 1);
+        } else {
+          to.Put(one, per_vector);
+        }
       } else {
         CarryVector<C>(s, k, block, to.template Next<spill>(per_vector, 0));
       }
@@ -472,7 +513,11 @@ HWY_INLINE void ConvertRunWith(const detail::KernelArgs& s, const typename C::Pa
       };
       const auto batches = [&](auto group) __attribute__((always_inline)) {
         T* place[decltype(group)::value];
-        for (size_t b = 0; b < decltype(group)::value; ++b) place[b] = to.template Next<spill>(per_vector, b);
+        if constexpr (!cross) {
+          for (size_t b = 0; b < decltype(group)::value; ++b) {
+            place[b] = to.template Next<spill>(per_vector, b);
+          }
+        }
         WithBatches<decltype(group)::value>([&](auto... x) __attribute__((always_inline)) {
           run.Next<philox::kRounds - 1>(s.keys, &even, &odd, x...);
           if constexpr (C::kFromBlocks) {
@@ -496,6 +541,12 @@ HWY_INLINE void ConvertRunWith(const detail::KernelArgs& s, const typename C::Pa
             LastRound(
                 s.keys,
                 [&](Batch y, size_t b, size_t i, VW t) __attribute__((always_inline)) {
+                  if constexpr (cross) {
+#if RANDTENSOR_MASKED_STORES
+                    C::Vectors(k, to.Crossing(per_vector / kOut), nt, t);  // a word vector's elements
+#endif
+                    return;
+                  }
                   T* const dst = place[b];
                   if constexpr (split) {
                     C::Vectors(k, dst + offset[i], nt, t);
@@ -528,14 +579,18 @@ HWY_INLINE void ConvertRunWith(const detail::KernelArgs& s, const typename C::Pa
           ConvertRun<C, false>(s, params, block + done * nb, m - done, VectorPlaces<T>(l1));
           to.Put(l1, (m - done) * per_vector);
         }
-      } else if constexpr (split) {
+      } else if constexpr (split || cross) {
         // As the spills' loop, fewer vectors than a group through L1 (the
-        // loop without splits), so that this loop, too, compiles the
-        // converter for one group size only.
+        // kInOrder loop), so that this loop, too, compiles the converter
+        // for one group size only.
         if (done < m) {
           HWY_ALIGN T l1[kBatches * 4 * hn::MaxLanes(DState())];
           ConvertRun<C, false>(s, params, block + done * nb, m - done, VectorPlaces<T>(l1));
-          place_split(l1, m - done);
+          if constexpr (split) {
+            place_split(l1, m - done);
+          } else {
+            to.Put(l1, (m - done) * per_vector);
+          }
         }
       } else {
         for (; done < m; ++done) batches(std::integral_constant<size_t, 1>());
@@ -559,22 +614,19 @@ HWY_INLINE void ConvertRunWith(const detail::KernelArgs& s, const typename C::Pa
 // code per kind and target, not one per group size. Out of line, so that
 // GenerateConverted's four uses share one copy: the conversions make the
 // kernel units the build's longest compiles, and a call per run costs
-// nothing measurable. `spill`: rows that are not whole vectors
-// (VectorPlaces::Spill), a loop of its own, so that the runs of whole
-// vectors, packed fills among them, keep one with no trace of the spill's
-// bookkeeping, which costs them registers; it converts whole groups only,
-// and the last vectors through L1. `split`: rows that each vector of blocks
-// holds whole (`to` steps a vector's rows at a time), each word vector
-// stored at its offset (SplitPlaces). The converter's constants
+// nothing measurable. kPlacing: how the vectors go to their places, each
+// way a loop of its own (Placing); the loops other than kInOrder convert
+// whole groups only, and the last vectors through L1 (kInOrder's loop).
+// kSplit: `to` steps a vector's rows at a time. The converter's constants
 // (C::WithConstants) are made here, once per call, so that they are this
 // function's locals, which the stores cannot alias, and stay in registers.
-template <class C, bool nt, bool spill, bool split>
+template <class C, bool nt, Placing kPlacing>
 HWY_NOINLINE void ConvertRun(const detail::KernelArgs& s, const typename C::Params& fill_params,
                              uint64_t block, uint64_t n, VectorPlaces<typename C::Type> to,
                              SplitPlaces split_places) {
   const typename C::Params params = fill_params;  // as GenerateConverted's copy
   C::WithConstants(params, [&](const auto& k) __attribute__((always_inline)) {
-    ConvertRunWith<C, nt, spill, split>(s, params, k, block, n, to, split_places);
+    ConvertRunWith<C, nt, kPlacing>(s, params, k, block, n, to, split_places);
   });
 }
 #endif
@@ -744,12 +796,27 @@ uint64_t SplitElements() {
 #endif
 }
 
+// The shortest rows that vectors may cross and still be placed from
+// registers (GenerateKernels::cross_elements): a word vector's elements,
+// where the target has masked stores and C places each word vector on its
+// own; else 0.
+template <class C>
+uint64_t CrossElements() {
+#if HWY_TARGET == HWY_SCALAR || !RANDTENSOR_MASKED_STORES
+  return 0;
+#else
+  return kPlacesEachVector<C> ? VectorElements<C>() / kOut : 0;
+#endif
+}
+
 // Rows (GenerateRowsFn): `rows` runs of `row` elements, consecutive in the
 // stream from `first`, run r at dst + r * row_stride elements, as one run
 // of vectors of blocks (ConvertRun with VectorPlaces), so that no row
 // restarts the run and short rows keep a whole group of vectors in flight:
 // vectors inside a row are stored straight from registers, the few that
-// cross a row end go through L1 (VectorPlaces::Spill). As in
+// cross a row end go through L1 (VectorPlaces::Spill), or, where the target
+// has masked stores and C places each word vector on its own, each word
+// vector goes into its row or rows from registers (Placing::kCrossing). As in
 // GenerateConverted, the vector holding the elements before the first block
 // boundary and the run's last, partial vector are converted whole into L1
 // and only their elements copied. Non-temporal stores straight from
@@ -796,14 +863,17 @@ bool GenerateRows(const detail::KernelArgs& s, uint64_t first, uint64_t row, uin
     return false;
   }
   // Rows shorter than a vector: placed straight from registers where each
-  // vector of blocks holds whole rows of whole word vectors (the writer's
-  // short rows in place); others (the writer stages them unless vectors
-  // are wider than its shortest rows in place) through L1: vectors may
-  // cross several.
+  // vector of blocks holds whole rows of whole word vectors (kSplit), or,
+  // where C's crossed rows go word vector by word vector (kCrossing), rows
+  // of at least a word vector; others (the writer stages them unless
+  // vectors are wider than its shortest rows in place) through L1: vectors
+  // may cross several.
   const uint64_t per_word_vector = per_vector / kOut;
   const bool split = kPlacesEachVector<C> && row < per_vector && per_vector % row == 0 &&
                      row % per_word_vector == 0 && first % kPerBlock == 0 && !nontemporal;
-  if (row < per_vector && !split) return through_l1();
+  if (row < per_vector && !split && !(kCrossesRows<C> && row >= per_word_vector)) {
+    return through_l1();
+  }
   // Two groups of vectors, and a vector of bytes that CopyPiece may read.
   HWY_ALIGN T elements[2 * kBatches * 4 * hn::MaxLanes(DState()) + kVectorBytes / sizeof(T)];
   typename VectorPlaces<T>::Spill spill;
@@ -826,15 +896,16 @@ bool GenerateRows(const detail::KernelArgs& s, uint64_t first, uint64_t row, uin
         static_cast<T*>(dst), per_vector,
         static_cast<ptrdiff_t>(per_vector / row) * static_cast<ptrdiff_t>(row_stride));
     if constexpr (kPlacesEachVector<C>) {
-      ConvertRun<C, false, false, true>(s, params, block, vectors, rows_of_vectors,
-                                        SplitPlacesOf(row, row_stride, per_word_vector));
+      ConvertRun<C, false, Placing::kSplit>(s, params, block, vectors, rows_of_vectors,
+                                            SplitPlacesOf(row, row_stride, per_word_vector));
     }
   } else if (nontemporal) {
     ConvertRun<C, true>(s, params, block, vectors, places);
   } else if (skip == 0 && row % per_vector == 0) {
-    ConvertRun<C, false>(s, params, block, vectors, places);  // never spills
+    ConvertRun<C, false>(s, params, block, vectors, places);  // no vector crosses a row end
   } else if (vectors != 0) {
-    ConvertRun<C, false, true>(s, params, block, vectors, places);
+    constexpr Placing kCrossed = kCrossesRows<C> ? Placing::kCrossing : Placing::kSpills;
+    ConvertRun<C, false, kCrossed>(s, params, block, vectors, places);
   }
   count -= vectors * per_vector;
   if (count != 0) {

@@ -9,9 +9,10 @@
 //   are whole aligned vectors), since a call per row would restart the run
 //   with too few vectors in flight to hide the multiplier latency: long
 //   rows, and short ones that are whole vectors of Philox blocks or whole
-//   hardware vectors that a vector of blocks holds whole (InPlaceRows,
-//   RowsFromRegisters). Other short rows would pay a partial vector per row, so
-//   a chunk spanning many rows is generated into an L1 staging buffer and
+//   hardware vectors that a vector of blocks holds whole, or, on targets
+//   with masked stores, at least a hardware vector long (InPlaceRows,
+//   RowsFromRegisters). Other short rows would pay a partial vector per row,
+//   so a chunk spanning many rows is generated into an L1 staging buffer and
 //   copied out row by row (streamed where the output is).
 // - Transposed (innermost stride not 1, but another dimension M has stride
 //   +-1: NHWC, column-major; the innermost dimension is a run of the stream). Work goes in 2-D tiles: for Tm indices along M,
@@ -390,14 +391,15 @@ void RunTask(void* context, uint32_t index) {
 
 // Whether rows of stride 1 are generated in place (Strategy::kRows): long
 // rows; and shorter ones that the kernel stores straight from registers
-// (RowsFromRegisters: whole vectors of Philox blocks, or whole hardware
-// vectors that a vector of blocks holds whole) from a
+// (RowsFromRegisters: whole vectors of Philox blocks, whole hardware
+// vectors that a vector of blocks holds whole, or, where the target has
+// masked stores, rows at least a hardware vector long) from a
 // block boundary (`first`, the stream element of the first), follow each
 // other in the stream, and give each call of the kernel's `rows` at least a
-// long row's elements. Short rows that vectors cross are staged: where
-// branch mispredictions are dear (Zen 3), copying the crossing vectors'
-// pieces out of L1 cost more than the staging copy (benchmarks/RESULTS.md,
-// "The Zen 3 VM").
+// long row's elements. Without masked stores, short rows that vectors
+// cross are staged: where branch mispredictions are dear (Zen 3), copying
+// the crossing vectors' pieces out of L1 cost more than the staging copy
+// (benchmarks/RESULTS.md, "The Zen 3 VM").
 bool InPlaceRows(const Layout& L, const GenerateKernels& generate, uint64_t first,
                  uint64_t per_block) {
   const uint64_t row = static_cast<uint64_t>(L.sizes[L.rank - 1]);

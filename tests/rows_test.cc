@@ -36,8 +36,10 @@ const PhiloxState kState{{0xfffffffb, 0x01234567, 0x89abcdef, 0xfedcba98, 0x600d
 // 250, 257, 1000); short rows, in place where they are whole vectors of
 // blocks (8 uint32 elements on SSE4, 16 on AVX2, 64 on AVX-512) or whole
 // hardware vectors that a vector of blocks holds whole (16 and 32 on
-// AVX-512) from a block boundary, staged otherwise: whole vectors on some
-// targets, shorter than one on others (16, 32, 48), vectors crossing row ends (17, 20, 36),
+// AVX-512) from a block boundary, or, on targets with masked stores
+// (AVX-512, SVE), rows at least a hardware vector long that vectors cross
+// (17, 20, 36, 48), staged otherwise: whole vectors on some targets, shorter
+// than one on others (16, 32, 48), vectors crossing row ends (17, 20, 36),
 // shorter than any vector (1, 3, 5); pads that keep the row stride a vector
 // multiple (64) or not, odd ones among them.
 const int64_t kRows[] = {1,   3,   5,   16,  17,  20,  32,   36,  48,
@@ -110,9 +112,13 @@ TEST(Rows, StreamedPaddedRowsEqualTheOracle) {
 // across row ends, not staged through L1 and copied; so are rows of whole
 // hardware vectors that a vector of blocks holds whole (16 and 32 elements:
 // a quarter and a half of one on AVX-512, whole vectors of blocks on the
-// narrower targets); short rows that
-// vectors would cross (36 elements; 64 and 32 from an element offset of 1) are
-// staged, as are rows shorter than any vector of blocks (the scalar target,
+// narrower targets), and, on targets with masked stores (AVX-512, SVE),
+// rows that vectors cross but at least a hardware vector long (20 and 36
+// elements), each hardware vector stored into its row or rows. Elsewhere
+// short rows that vectors would cross (20 and 36 elements) are staged, as
+// are rows from an element offset of 1 (64, 36 and 32 elements), rows
+// shorter than a hardware vector (3), and rows shorter than any vector of
+// blocks on targets without masked stores (the scalar target,
 // which has no vectors, takes short rows of any length in place from a
 // block boundary), and streamed rows that do not start on a vector
 // boundary (the kernel streams only aligned vectors: it declines them). The
@@ -123,8 +129,14 @@ TEST(Rows, ShortRowsOfWholeVectorsAreGeneratedInPlace) {
     // Vectors of blocks longer than the row (SVE at 1024 bits and more):
     // those rows are staged.
     if (target.lanes > 16) return;
-    const bool scalar = std::string(target.name) == "SCALAR";
+    const std::string name = target.name;
+    const bool scalar = name == "SCALAR";
     const char* staged = scalar ? "rows" : "staged rows";
+    const bool masked_stores = name.rfind("AVX3", 0) == 0 || name.rfind("SVE", 0) == 0;
+    // Rows that vectors cross, at least a hardware vector (lanes) long.
+    const auto crossed = [&](int64_t row) {
+      return masked_stores && row >= target.lanes ? "rows" : staged;
+    };
     struct Case {
       int64_t row, stride;
       uint64_t offset;
@@ -135,7 +147,8 @@ TEST(Rows, ShortRowsOfWholeVectorsAreGeneratedInPlace) {
     const auto streamed = randtensor::StoreMode::kStreaming;
     for (const Case& c :
          {Case{64, 80, 0, "rows"}, Case{64, 80, 1, "staged rows"}, Case{32, 40, 0, "rows"},
-          Case{16, 20, 0, "rows"}, Case{32, 40, 1, "staged rows"}, Case{36, 40, 0, staged},
+          Case{16, 20, 0, "rows"}, Case{32, 40, 1, "staged rows"}, Case{36, 40, 0, crossed(36)},
+          Case{20, 24, 0, crossed(20)}, Case{36, 40, 1, "staged rows"},
           Case{3, 5, 0, staged}, Case{64, 128, 0, "rows", streamed},
           Case{64, 128, 0, staged, streamed, sizeof(uint32_t)}}) {
       const int64_t sizes[2] = {256, c.row}, strides[2] = {c.stride, 1};
@@ -201,9 +214,15 @@ TEST(Rows, PaddedRowsOfEveryElementSizeEqualThePackedFill) {
                         {DataType::kBfloat16, Distribution::Uniform(0, 1)},
                         {DataType::kBfloat16, Distribution::Normal(1, 2)},
                         {DataType::kUint8, Distribution::Bernoulli(0.5)},
+                        {DataType::kFloat32, Distribution::Bernoulli(0.25)},
+                        {DataType::kFloat64, Distribution::Bernoulli(0.75)},
+                        {DataType::kInt32, Distribution::Integers(-5, 1000)},
                         {DataType::kInt64, Distribution::Integers(0, 1000)},
-                        {DataType::kInt64, Distribution::Integers(0, int64_t{1} << 40)}};
-  const int64_t row_lengths[] = {1, 3, 5, 16, 17, 32, 36, 48, 129, 250, 256, 257, 1000};
+                        {DataType::kFloat64, Distribution::Integers(-3, 1000)},
+                        {DataType::kInt32, Distribution::Integers(-(int64_t{1} << 30), int64_t{1} << 30)},
+                        {DataType::kInt64, Distribution::Integers(0, int64_t{1} << 40)},
+                        {DataType::kFloat64, Distribution::Integers(0, int64_t{1} << 40)}};
+  const int64_t row_lengths[] = {1, 3, 5, 9, 16, 17, 20, 32, 36, 48, 100, 129, 250, 256, 257, 1000};
   const int64_t pads[] = {1, 7, 64};
   const uint64_t offsets[] = {0, 1, 3};
   const int64_t rows = 13;

@@ -31,13 +31,13 @@ struct BernoulliWordwise : ConverterDefaults {
   static constexpr int kWords = 1;
   static constexpr size_t kGroup = 1;
 
-  template <class... W>
-  static HWY_INLINE void Vectors(const Params& p, T* out, bool nontemporal, W... w) {
+  template <class Out, class... W>
+  static HWY_INLINE void Vectors(const Params& p, Out out, bool nontemporal, W... w) {
     const DW dw;
     const size_t N = hn::Lanes(dw);
     ForEachVector(
         [&](size_t g, VW x) __attribute__((always_inline)) {
-          T* const to = out + g * N;
+          const auto to = out + g * N;
           if constexpr (sizeof(T) == 1) {
 #if RANDTENSOR_AVX512
             // The compare's mask picks bytes of 1 directly (a zero-masked
@@ -52,7 +52,7 @@ struct BernoulliWordwise : ConverterDefaults {
           } else if constexpr (sizeof(T) == 2) {
             Store16(Bits(p, x), to, nontemporal);
           } else {
-            Put(dw, Bits(p, x), reinterpret_cast<uint32_t*>(to), nontemporal);
+            Put(dw, Bits(p, x), As<uint32_t>(to), nontemporal);
           }
         },
         w...);
@@ -77,8 +77,8 @@ struct BernoulliFloat64 : ConverterDefaults {
   static constexpr size_t kGroup = 1;
 
 #if HWY_TARGET != HWY_SCALAR
-  template <class... W>
-  static HWY_INLINE void Vectors(const Params& p, double* out, bool nontemporal, W... w) {
+  template <class Out, class... W>
+  static HWY_INLINE void Vectors(const Params& p, Out out, bool nontemporal, W... w) {
     const DD dd;
     const DU64 du;
     const size_t N64 = hn::Lanes(dd);

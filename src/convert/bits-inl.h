@@ -25,8 +25,8 @@ struct Bits : ConverterDefaults {
   static constexpr int kWords = 1;
   static constexpr size_t kGroup = 1;
 
-  template <class... W>
-  static HWY_INLINE void Vectors(const Params&, uint32_t* out, bool nontemporal, W... w) {
+  template <class Out, class... W>
+  static HWY_INLINE void Vectors(const Params&, Out out, bool nontemporal, W... w) {
     const DW dw;
     const size_t N = hn::Lanes(dw);
     ForEachVector([&](size_t g, VW x) __attribute__((always_inline)) {

@@ -174,19 +174,63 @@ HWY_INLINE void Put(D d, V v, T* HWY_RESTRICT p, bool nontemporal) {
   hn::StoreU(v, d, p);
 }
 
+#if RANDTENSOR_MASKED_STORES
+// Where a word vector's elements go when they may cross a row end (rows
+// that are not whole vectors: the run driver's Placing::kCrossing):
+// elements [0, k) from `at`, the others from `next` on, which lies k
+// elements before the next row's start, so that element i >= k goes to
+// next + i. One plain store where all lie in this row; else two masked
+// stores, each writing only its own lanes (and never faulting on the
+// others): nothing outside the rows is written. The branch is taken once
+// per row, in a short repeating pattern where rows are short; two masked
+// stores for every vector cost more (docs/kernel-speed.md).
+template <typename T>
+struct RowCrossing {
+  T* at;
+  T* next;
+  size_t k;
+  // The same elements from the j-th on (a converter's later store).
+  RowCrossing operator+(size_t j) const { return {at + j, next + j, k > j ? k - j : 0}; }
+};
+template <class D, class V, typename T>
+HWY_INLINE void Put(D d, V v, RowCrossing<T> p, bool) {
+  using U = hn::TFromD<D>;
+  static_assert(sizeof(U) == sizeof(T), "a lane per element");
+  const size_t lanes = hn::Lanes(d);
+  if (p.k >= lanes) return hn::StoreU(v, d, reinterpret_cast<U*>(p.at));
+  const auto first = hn::FirstN(d, p.k);
+  hn::BlendedStore(v, first, d, reinterpret_cast<U*>(p.at));
+  hn::BlendedStore(v, hn::AndNot(first, hn::FirstN(d, lanes)), d, reinterpret_cast<U*>(p.next));
+}
+// The place of elements viewed as U (the same size): for converters that
+// store integers into float or signed outputs.
+template <typename U, typename T>
+HWY_INLINE RowCrossing<U> As(RowCrossing<T> p) {
+  static_assert(sizeof(U) == sizeof(T), "the same element size");
+  return {reinterpret_cast<U*>(p.at), reinterpret_cast<U*>(p.next), p.k};
+}
+#endif
+template <typename U, typename T>
+HWY_INLINE U* As(T* p) {
+  static_assert(sizeof(U) == sizeof(T), "the same element size");
+  return reinterpret_cast<U*>(p);
+}
+
 // Stores the low 16 / 8 bits of each word (values that fit).
-HWY_INLINE void Store16(VW v, uint16_t* dst, bool nontemporal) {
+template <class Out>
+HWY_INLINE void Store16(VW v, Out dst, bool nontemporal) {
   const hn::Rebind<uint16_t, DW> d16;
   Put(d16, hn::DemoteTo(d16, hn::BitCast(DI(), v)), dst, nontemporal);
 }
-HWY_INLINE void Store8(VW v, uint8_t* dst, bool nontemporal) {
+template <class Out>
+HWY_INLINE void Store8(VW v, Out dst, bool nontemporal) {
   const hn::Rebind<uint8_t, DW> d8;
   Put(d8, hn::DemoteTo(d8, hn::BitCast(DI(), v)), dst, nontemporal);
 }
 
 // Stores float16 (RNE, subnormals, overflow) or bfloat16 bits of t.
-template <bool kBfloat16>
-HWY_INLINE void StoreHalf(VF t, uint16_t* dst, bool nontemporal) {
+template <bool kBfloat16, class Out>
+HWY_INLINE void StoreHalf(VF t, Out dst, bool nontemporal) {
 #if RANDTENSOR_F16C
   if constexpr (!kBfloat16) {
     // F16C's vcvtps2ph with an immediate round-to-nearest-even (Highway's
@@ -203,8 +247,8 @@ HWY_INLINE void StoreHalf(VF t, uint16_t* dst, bool nontemporal) {
 
 // Stores float values t as T: float32 as they are, uint16_t as float16 or
 // (kBfloat16) bfloat16 bits, each rounded once.
-template <typename T, bool kBfloat16>
-HWY_INLINE void StoreFloats(VF t, T* dst, bool nontemporal) {
+template <typename T, bool kBfloat16, class Out>
+HWY_INLINE void StoreFloats(VF t, Out dst, bool nontemporal) {
   if constexpr (std::is_same<T, float>::value) {
     Put(DF(), t, dst, nontemporal);
   } else {

@@ -85,15 +85,16 @@ struct IntegersOneWord : ConverterDefaults {
   static constexpr int kWords = 1;
   static constexpr size_t kGroup = 1;
 
-  template <class... W>
-  static HWY_INLINE void Vectors(const Params& p, T* out, bool nontemporal, W... w) {
+  template <class Out, class... W>
+  static HWY_INLINE void Vectors(const Params& p, Out out, bool nontemporal, W... w) {
     const size_t N = hn::Lanes(DW());
     ForEachVector(
         [&](size_t g, VW x) __attribute__((always_inline)) { One(p, x, out + g * N, nontemporal); },
         w...);
   }
 
-  static HWY_INLINE void One(const Params& p, VW w, T* out, bool nontemporal) {
+  template <class Out>
+  static HWY_INLINE void One(const Params& p, VW w, Out out, bool nontemporal) {
 #if HWY_TARGET == HWY_SCALAR
     (void)nontemporal;
     out[0] = static_cast<T>(p.low + static_cast<int64_t>(hn::GetLane(w) % p.range));
@@ -102,7 +103,7 @@ struct IntegersOneWord : ConverterDefaults {
     const VW m = ModRange(p, w);
     const VW low32 = hn::Set(dw, static_cast<uint32_t>(p.low));
     if constexpr (std::is_same<T, int32_t>::value) {
-      Put(dw, hn::Add(m, low32), reinterpret_cast<uint32_t*>(out), nontemporal);  // two's complement
+      Put(dw, hn::Add(m, low32), As<uint32_t>(out), nontemporal);  // two's complement
     } else if constexpr (std::is_same<T, float>::value) {
       Put(DF(), hn::ConvertTo(DF(), hn::BitCast(DI(), hn::Add(m, low32))), out, nontemporal);
     } else {
@@ -114,8 +115,8 @@ struct IntegersOneWord : ConverterDefaults {
       const VU64 hi = hn::PromoteTo(du, hn::UpperHalf(dh, m));
       if constexpr (std::is_same<T, int64_t>::value) {
         const VU64 low = hn::Set(du, static_cast<uint64_t>(p.low));  // wraps: two's complement
-        Put(du, hn::Add(lo, low), reinterpret_cast<uint64_t*>(out), nontemporal);
-        Put(du, hn::Add(hi, low), reinterpret_cast<uint64_t*>(out) + half, nontemporal);
+        Put(du, hn::Add(lo, low), As<uint64_t>(out), nontemporal);
+        Put(du, hn::Add(hi, low), As<uint64_t>(out) + half, nontemporal);
       } else {
         const VD low = hn::Set(dd, static_cast<double>(p.low));  // |low + m| <= 2^53: exact
         Put(dd, hn::Add(math::DoubleOfSmall(dd, lo), low), out, nontemporal);
@@ -141,8 +142,8 @@ struct IntegersTwoWords : ConverterDefaults {
   static constexpr size_t kGroup = 1;
 
 #if HWY_TARGET != HWY_SCALAR
-  template <class... W>
-  static HWY_INLINE void Vectors(const Params& p, T* out, bool nontemporal, W... w) {
+  template <class Out, class... W>
+  static HWY_INLINE void Vectors(const Params& p, Out out, bool nontemporal, W... w) {
     const DU64 du;
     const size_t N64 = hn::Lanes(du);
     ForEachVector(
@@ -151,7 +152,16 @@ struct IntegersTwoWords : ConverterDefaults {
           const VU64 ab = hn::Or(hn::ShiftLeft<32>(l), hn::ShiftRight<32>(l));  // (a << 32) | b
           const VU64 v = hn::Add(ModRange64(p, ab), hn::Set(du, static_cast<uint64_t>(p.low)));
           if constexpr (std::is_same<T, int64_t>::value) {
-            Put(du, v, reinterpret_cast<uint64_t*>(out + g * N64), nontemporal);
+            Put(du, v, As<uint64_t>(out + g * N64), nontemporal);
+          } else if constexpr (!std::is_pointer<Out>::value) {
+            // Into rows that it crosses (masked stores): the narrowed lanes
+            // as one vector of T.
+            HWY_ALIGN uint64_t lanes[hn::MaxLanes(du)];
+            hn::Store(v, du, lanes);
+            const hn::Rebind<T, DU64> dt;
+            HWY_ALIGN T values[hn::MaxLanes(du)];
+            for (size_t i = 0; i < N64; ++i) values[i] = static_cast<T>(static_cast<int64_t>(lanes[i]));
+            Put(dt, hn::Load(dt, values), out + g * N64, nontemporal);
           } else {
             HWY_ALIGN uint64_t lanes[hn::MaxLanes(du)];
             hn::Store(v, du, lanes);

@@ -77,8 +77,8 @@ struct UniformFloats : ConverterDefaults {
   static constexpr size_t kGroup = 1;
 #endif
 
-  template <class... W>
-  static HWY_INLINE void Vectors(const Params& p, T* out, bool nontemporal, W... w) {
+  template <class Out, class... W>
+  static HWY_INLINE void Vectors(const Params& p, Out out, bool nontemporal, W... w) {
     const size_t N = hn::Lanes(DW());
 #if RANDTENSOR_AVX512
     if constexpr (kBfloat16 && sizeof...(W) % 2 == 0) {
@@ -92,7 +92,7 @@ struct UniformFloats : ConverterDefaults {
           31, 29, 27, 25, 23, 21, 19, 17, 15, 13, 11, 9, 7, 5, 3, 1);
       ForEachVectorPair(
           [&](size_t i, VW w0, VW w1) __attribute__((always_inline)) {
-            uint16_t* to = out + 2 * i * N;
+            const auto to = out + 2 * i * N;
             if constexpr (kPack) {
               Put(d16, PackBfloat16(UniformFloat(p, w0), UniformFloat(p, w1)), to, nontemporal);
             } else {
@@ -123,7 +123,8 @@ using UniformBfloat16 = UniformFloats<uint16_t, true>;
 // float(z), and t = H exactly where u53 = 1, i.e. z = 2^53 - 1 (z 2^-53 +
 // 2^-54 is then the midpoint 1 - 2^-54, which rounds to even, 1): L = 0
 // there.
-HWY_INLINE void UniformDoubleOfZ(const detail::UniformParams& p, VU64 z, double* out,
+template <class Out>
+HWY_INLINE void UniformDoubleOfZ(const detail::UniformParams& p, VU64 z, Out out,
                                  bool nontemporal) {
   const DD dd;
   const DU64 du;
@@ -157,8 +158,8 @@ struct UniformFloat64 : ConverterDefaults {
   static constexpr size_t kGroup = 1;
 
 #if HWY_TARGET != HWY_SCALAR
-  template <class... W>
-  static HWY_INLINE void Vectors(const Params& p, double* out, bool nontemporal, W... w) {
+  template <class Out, class... W>
+  static HWY_INLINE void Vectors(const Params& p, Out out, bool nontemporal, W... w) {
     const DU64 du;
     const size_t N64 = hn::Lanes(du);
     ForEachVector(

@@ -217,6 +217,10 @@ Status ResolveBernoulli(DataType type, const Distribution& d, detail::GenerateKi
   }
   p->p_words = detail::BernoulliWords(static_cast<float>(d.p));
   p->p_d = d.p;
+  p->one = type == DataType::kFloat32   ? 0x3F800000u
+           : type == DataType::kFloat16  ? 0x3C00u
+           : type == DataType::kBfloat16 ? 0x3F80u
+                                         : 1u;
   return Status();
 }
 

@@ -5,7 +5,10 @@
 //
 // Generate kernels turn Philox blocks into elements of one type and
 // distribution, in registers, right after the rounds: X(kind, element type,
-// stream words per element, kernel unit, converter). The converter is a
+// stream words per element, kernel unit, converter). Kinds whose elements
+// differ only in a parameter share a converter of their element size (and
+// so one compiled kernel): Bernoulli's int32 and float32, and its float16
+// and bfloat16, differ only in the bits of 1. The converter is a
 // struct of namespace convert (src/convert/<distribution>-inl.h) that the
 // run driver (src/run-inl.h) calls; the unit is the translation unit that
 // compiles the kind for every target (RANDTENSOR_KERNEL_UNITS). Adding a
@@ -30,10 +33,10 @@
   X(kNormalFloat16, uint16_t, 1, Normal16, NormalFloat16)                \
   X(kNormalBfloat16, uint16_t, 1, Normal16, NormalBfloat16)              \
   X(kBernoulliUint8, uint8_t, 1, Bernoulli, BernoulliUint8)              \
-  X(kBernoulliInt32, int32_t, 1, Bernoulli, BernoulliInt32)              \
-  X(kBernoulliFloat32, float, 1, Bernoulli, BernoulliFloat32)            \
-  X(kBernoulliFloat16, uint16_t, 1, Bernoulli, BernoulliFloat16)         \
-  X(kBernoulliBfloat16, uint16_t, 1, Bernoulli, BernoulliBfloat16)       \
+  X(kBernoulliInt32, int32_t, 1, Bernoulli, Bernoulli32)                 \
+  X(kBernoulliFloat32, float, 1, Bernoulli, Bernoulli32)                 \
+  X(kBernoulliFloat16, uint16_t, 1, Bernoulli, Bernoulli16)              \
+  X(kBernoulliBfloat16, uint16_t, 1, Bernoulli, Bernoulli16)             \
   X(kIntegersInt32, int32_t, 1, Integers32, IntegersInt32)               \
   X(kIntegersInt64, int64_t, 1, Integers64, IntegersInt64)               \
   X(kIntegersFloat32, float, 1, Integers32, IntegersFloat32)             \

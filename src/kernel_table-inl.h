@@ -43,9 +43,9 @@ namespace HWY_NAMESPACE {
 // kernel on narrow lanes.
 template <detail::GenerateKind kKind, class C>
 detail::GenerateKernels KernelsOf() {
-  static_assert(std::is_same<typename C::Type, typename detail::KindTraits<kKind>::Type>::value &&
+  static_assert(sizeof(typename C::Type) == sizeof(typename detail::KindTraits<kKind>::Type) &&
                     C::kWords == detail::KindTraits<kKind>::kWords,
-                "the list line's type and words are the converter's");
+                "the list line's element size and words are the converter's");
   detail::GenerateKernels k = {convert::GenerateConverted<C>, convert::ConvertWords<C>, nullptr,
                                0};
 #if RANDTENSOR_NARROW_LANES

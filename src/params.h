@@ -46,6 +46,9 @@ struct NormalParams {
 struct BernoulliParams {
   uint32_t p_words = 0;  // the words x with u32(x) < float(p) are [0, p_words)
   double p_d = 0;        // float64: p
+  // The bits of 1 in the output type (1, 1.0f, float16 or bfloat16 1.0):
+  // a parameter, so that the kinds of one element size share one kernel.
+  uint32_t one = 1;
 };
 
 // integers(low, high) (src/convert/integers-inl.h).

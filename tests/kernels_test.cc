@@ -85,6 +85,10 @@ detail::KindParams SomeParams(GenerateKind kind) {
     detail::BernoulliParams p;
     p.p_words = detail::BernoulliWords(0.5f);
     p.p_d = 0.5;
+    p.one = is("kBernoulliFloat32")    ? 0x3F800000u  // the bits of 1 (fill.cc)
+            : is("kBernoulliFloat16")  ? 0x3C00u
+            : is("kBernoulliBfloat16") ? 0x3F80u
+                                       : 1u;
     return p;
   }
   if (is("kIntegers")) {

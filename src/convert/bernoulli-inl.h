@@ -1,6 +1,7 @@
 // bernoulli(p) converters (SPEC.md section 8): 1 if u32(x) < float(p) else
 // 0, in uint8, int32, float32, float16, bfloat16 from one word per element,
-// and u53 < p in float64 from two. Included only through foreach_target.h,
+// and u53 < p in float64 from two. The kinds of one element size share a
+// converter: the bits of 1 are a parameter (BernoulliParams::one). Included only through foreach_target.h,
 // hence the toggle guard.
 
 #if defined(RANDTENSOR_SRC_CONVERT_BERNOULLI_INL_H_) == defined(HWY_TARGET_TOGGLE)
@@ -21,10 +22,10 @@ namespace randtensor {
 namespace HWY_NAMESPACE {
 namespace convert {
 
-// One word per element: the element is kOne (the bits of 1 in T) where
-// x < p_words (the same as u32(x) < float(p): BernoulliWords, params.h),
-// else 0.
-template <typename T, uint32_t kOne>
+// One word per element: the element is p.one (the bits of 1 in the output
+// type, of T's size) where x < p_words (the same as u32(x) < float(p):
+// BernoulliWords, params.h), else 0.
+template <typename T>
 struct BernoulliWordwise : ConverterDefaults {
   using Type = T;
   using Params = detail::BernoulliParams;
@@ -44,7 +45,7 @@ struct BernoulliWordwise : ConverterDefaults {
             // byte move): no select on words and no narrowing of them.
             const __mmask16 hit = _mm512_cmplt_epu32_mask(x.raw, hn::Set(dw, p.p_words).raw);
             const hn::Rebind<uint8_t, DW> d8;
-            Put(d8, hn::Vec<decltype(d8)>{_mm_maskz_mov_epi8(hit, _mm_set1_epi8(kOne))}, to,
+            Put(d8, hn::Vec<decltype(d8)>{_mm_maskz_mov_epi8(hit, _mm_set1_epi8(1))}, to,
                 nontemporal);
 #else
             Store8(Bits(p, x), to, nontemporal);
@@ -52,7 +53,7 @@ struct BernoulliWordwise : ConverterDefaults {
           } else if constexpr (sizeof(T) == 2) {
             Store16(Bits(p, x), to, nontemporal);
           } else {
-            Put(dw, Bits(p, x), As<uint32_t>(to), nontemporal);
+            Put(dw, Bits(p, x), to, nontemporal);
           }
         },
         w...);
@@ -60,14 +61,12 @@ struct BernoulliWordwise : ConverterDefaults {
 
   static HWY_INLINE VW Bits(const Params& p, VW w) {
     const DW dw;
-    return hn::IfThenElseZero(hn::Lt(w, hn::Set(dw, p.p_words)), hn::Set(dw, kOne));
+    return hn::IfThenElseZero(hn::Lt(w, hn::Set(dw, p.p_words)), hn::Set(dw, p.one));
   }
 };
-using BernoulliUint8 = BernoulliWordwise<uint8_t, 1>;
-using BernoulliInt32 = BernoulliWordwise<int32_t, 1>;
-using BernoulliFloat32 = BernoulliWordwise<float, 0x3F800000u>;
-using BernoulliFloat16 = BernoulliWordwise<uint16_t, 0x3C00u>;
-using BernoulliBfloat16 = BernoulliWordwise<uint16_t, 0x3F80u>;
+using BernoulliUint8 = BernoulliWordwise<uint8_t>;     // one = 1
+using Bernoulli32 = BernoulliWordwise<uint32_t>;       // int32, float32
+using Bernoulli16 = BernoulliWordwise<uint16_t>;       // float16, bfloat16
 
 // float64: 1.0 where u53(a, b) < p.
 struct BernoulliFloat64 : ConverterDefaults {

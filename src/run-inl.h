@@ -802,11 +802,7 @@ uint64_t SplitElements() {
 // own; else 0.
 template <class C>
 uint64_t CrossElements() {
-#if HWY_TARGET == HWY_SCALAR || !RANDTENSOR_MASKED_STORES
-  return 0;
-#else
-  return kPlacesEachVector<C> ? VectorElements<C>() / kOut : 0;
-#endif
+  return RANDTENSOR_MASKED_STORES ? SplitElements<C>() : 0;
 }
 
 // Rows (GenerateRowsFn): `rows` runs of `row` elements, consecutive in the

@@ -23,6 +23,7 @@
 #define RANDTENSOR_SRC_REPLAY_INL_H_
 #endif
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -213,6 +214,18 @@ HWY_NOINLINE void PutRowsFromL1(const typename C::Params& p, const uint32_t* wor
     }
   }
 }
+
+// Word vectors [0, vectors) of consecutive threads from t0, word k of
+// vector v at words + (4 v + k) N (N = 32-bit lanes): the rounds of
+// ReplayRows for the converters with long math (C::kAfterGroup), whose
+// words wait in L1 anyway. Compiled in kernels_bits.cc only
+// (RANDTENSOR_BITS_UNIT), so the library holds one copy of these rounds per
+// target, not one per kind. NoWord2Carry(s, t0, vectors N) holds.
+void ThreadRows(const KernelArgs& s, uint64_t t0, size_t vectors, uint32_t* words);
+
+// Words that ReplayRows takes from ThreadRows at a time: 8 KiB.
+constexpr size_t kThreadRowsWords = 2048;
+static_assert(kThreadRowsWords >= 4 * hn::MaxLanes(convert::DW()), "a word vector of threads");
 #endif
 
 // ReplayRowsFn for a one-word element-wise converter C.
@@ -253,6 +266,17 @@ void ReplayRows(const KernelArgs& s, uint64_t t0, const uint64_t counts[4], void
     }
     return;
   }
+  if constexpr (C::kAfterGroup) {
+    HWY_ALIGN uint32_t words[kThreadRowsWords];
+    const uint64_t per_call = kThreadRowsWords / (4 * N);  // word vectors
+    for (uint64_t i = 0; i < counts[0];) {
+      const size_t v = static_cast<size_t>(std::min<uint64_t>(per_call, (counts[0] - i + N - 1) / N));
+      ThreadRows(s, t0 + i, v, words);
+      PutRowsFromL1<C>(p, words, v, i, counts, out, row_stride, nontemporal);
+      i += v * N;
+    }
+    return;
+  }
   const VState lanes = hn::Iota(DState(), 0);
   uint64_t i = 0;
   const auto group = [&](auto vectors) __attribute__((always_inline)) {
@@ -260,28 +284,15 @@ void ReplayRows(const KernelArgs& s, uint64_t t0, const uint64_t counts[4], void
     constexpr size_t kB = kV * kStatesPerWordVector;
     WithBatches<kB>([&](auto... x) __attribute__((always_inline)) {
       PhiloxThreads(s, t0 + i, lanes, x...);
-      if constexpr (C::kAfterGroup) {
-        HWY_ALIGN uint32_t words[kRowGroup * 4 * hn::MaxLanes(dw)];
-        ForEachWordVector(
-            [&](size_t v, VU32 w0, VU32 w1, VU32 w2, VU32 w3) __attribute__((always_inline)) {
-              hn::Store(w0, dw, words + (4 * v + 0) * N);
-              hn::Store(w1, dw, words + (4 * v + 1) * N);
-              hn::Store(w2, dw, words + (4 * v + 2) * N);
-              hn::Store(w3, dw, words + (4 * v + 3) * N);
-            },
-            0, x...);
-        PutRowsFromL1<C>(p, words, kV, i, counts, out, row_stride, nontemporal);
-      } else {
-        ForEachWordVector(
-            [&](size_t v, VU32 w0, VU32 w1, VU32 w2, VU32 w3) __attribute__((always_inline)) {
-              const uint64_t at = i + v * N;
-              put(w0, 0, at);
-              put(w1, 1, at);
-              put(w2, 2, at);
-              put(w3, 3, at);
-            },
-            0, x...);
-      }
+      ForEachWordVector(
+          [&](size_t v, VU32 w0, VU32 w1, VU32 w2, VU32 w3) __attribute__((always_inline)) {
+            const uint64_t at = i + v * N;
+            put(w0, 0, at);
+            put(w1, 1, at);
+            put(w2, 2, at);
+            put(w3, 3, at);
+          },
+          0, x...);
     });
     i += kV * N;
   };
@@ -289,6 +300,33 @@ void ReplayRows(const KernelArgs& s, uint64_t t0, const uint64_t counts[4], void
   while (i < counts[0]) group(std::integral_constant<size_t, 1>());  // the last one partial
 #endif
 }
+
+#if defined(RANDTENSOR_BITS_UNIT) && HWY_TARGET != HWY_SCALAR
+void ThreadRows(const KernelArgs& s, uint64_t t0, size_t vectors, uint32_t* words) {
+  const DU32 dw;
+  const size_t N = hn::Lanes(dw);
+  const VState lanes = hn::Iota(DState(), 0);
+  size_t v = 0;
+  const auto group = [&](auto count) __attribute__((always_inline)) {
+    constexpr size_t kV = decltype(count)::value;
+    WithBatches<kV * kStatesPerWordVector>([&](auto... x) __attribute__((always_inline)) {
+      PhiloxThreads(s, t0 + v * N, lanes, x...);
+      ForEachWordVector(
+          [&](size_t u, VU32 w0, VU32 w1, VU32 w2, VU32 w3) __attribute__((always_inline)) {
+            uint32_t* to = words + 4 * (v + u) * N;
+            hn::Store(w0, dw, to);
+            hn::Store(w1, dw, to + N);
+            hn::Store(w2, dw, to + 2 * N);
+            hn::Store(w3, dw, to + 3 * N);
+          },
+          0, x...);
+    });
+    v += kV;
+  };
+  while (v + kRowGroup <= vectors) group(std::integral_constant<size_t, kRowGroup>());
+  while (v < vectors) group(std::integral_constant<size_t, 1>());
+}
+#endif
 
 // Whether a converter has ReplayRows: one word per element, each converted
 // alone.

@@ -9,7 +9,8 @@
 // How words reach a converter: GenerateConverted converts each batch of
 // Philox blocks in registers right after the rounds, once it is transposed
 // to stream order, and stores only the elements (converters with long math,
-// kAfterGroup, take a whole group's words from L1 instead); a run's last,
+// kAfterGroup, take their words from the bits kind's run through L1
+// instead: ConvertRunFromWords); a run's last,
 // partial vector of blocks is converted whole into L1 and its first elements
 // copied, and the few elements before its first block boundary go through a
 // fixed 4 KiB L1 chunk of words (GenerateChunked). Tests feed chosen words
@@ -265,13 +266,18 @@ HWY_NOINLINE void CarryVector(const detail::KernelArgs& s, const K& k, uint64_t 
   ConvertTyped<C>(k, words, (4 / C::kWords) * BlocksPerVector(), to);
 }
 
+// Words that ConvertRunFromWords takes from BlockWords at a time: 8 KiB,
+// in L1 beside the elements; a group of vectors of blocks or more on every
+// target (30 vectors of blocks on AVX-512, 6 on 2048-bit SVE).
+constexpr size_t kAfterGroupWords = 2048;
+static_assert(kAfterGroupWords >= kBatches * 4 * hn::MaxLanes(DState()),
+              "a group of vectors of blocks' words");
+
 // n vectors of Philox blocks' words in stream order at `words` (kOut word
-// vectors each, as LastRound hands them over) converted to `to`, one vector
-// of blocks after another (vector b to to[b]): for the converters with long math
-// (C::kAfterGroup), whose vector code is then compiled once per kind and
-// target, in a loop, instead of once per batch of every group size (the
-// units' longest compiles). The words wait in L1, as they would in spilled
-// registers.
+// vectors each, as BlockWords makes them) converted to `to`, one vector of
+// blocks after another (vector b to to[b]): for the converters with long
+// math (C::kAfterGroup), whose vector code is then compiled once per kind
+// and target, in a loop, instead of once per batch of every group size.
 constexpr size_t kOut = size_t{1} << kLog2LanesPerChunk;  // word vectors per vector of blocks
 template <class C, class K>
 HWY_NOINLINE void ConvertBlockVectors(const K& constants, const uint32_t* words, size_t n,
@@ -457,6 +463,42 @@ HWY_NOINLINE void ConvertRun(const detail::KernelArgs& s, const typename C::Para
                              uint64_t block, uint64_t n, VectorPlaces<typename C::Type> to,
                              SplitPlaces split_places = SplitPlaces());
 
+// ConvertRun's loop for the converters with long math (C::kAfterGroup but
+// not C::kFromBlocks): their words wait in L1 anyway, so they come from the
+// bits kind's run (BlockWords, one copy per target), 8 KiB at a time, and
+// this loop compiles no Philox rounds of its own: the rounds, once per
+// kind, store mode, placing and group size, were most of these units'
+// compile. Places as ConvertRunWith (kInOrder or kSpills), a group of
+// vectors at a time.
+template <class C, bool nt, Placing kPlacing, class K>
+HWY_INLINE void ConvertRunFromWords(const detail::KernelArgs& s, const K& k, uint64_t block,
+                                    uint64_t n, VectorPlaces<typename C::Type>& to) {
+  using T = typename C::Type;
+  constexpr bool spill = kPlacing == Placing::kSpills;
+  static_assert(kPlacing == Placing::kInOrder || spill, "long math: in order or spills");
+  const size_t nb = BlocksPerVector();
+  const uint64_t per_vector = nb * (4 / C::kWords);  // elements per state vector
+  const uint64_t words_per_vector = 4 * nb;
+  // Vectors of blocks per call: whole groups, which BlockWords makes
+  // fastest (a group's batches in flight together).
+  const uint64_t chunk = kAfterGroupWords / words_per_vector / kBatches * kBatches;
+  HWY_ALIGN uint32_t words[kAfterGroupWords];
+  while (n != 0) {
+    const uint64_t m = std::min<uint64_t>(n, chunk);
+    BlockWords(s, block, m * nb, words);
+    for (uint64_t done = 0; done < m; done += kBatches) {
+      const size_t g = static_cast<size_t>(std::min<uint64_t>(kBatches, m - done));
+      T* place[kBatches];
+      for (size_t b = 0; b < g; ++b) place[b] = to.template Next<spill>(per_vector, b);
+      ConvertBlockVectors<C>(k, words + done * words_per_vector, g, place, nt);
+      if constexpr (spill) to.EndGroup(per_vector);
+    }
+    block += m * nb;
+    n -= m;
+  }
+  if constexpr (spill) to.Finish(per_vector);
+}
+
 // ConvertRun's loop, with the converter's constants k (made from params).
 template <class C, bool nt, Placing kPlacing, class K>
 HWY_INLINE void ConvertRunWith(const detail::KernelArgs& s, const typename C::Params& params,
@@ -472,6 +514,7 @@ HWY_INLINE void ConvertRunWith(const detail::KernelArgs& s, const typename C::Pa
                 "split places: word vectors on their own, plain stores");
   static_assert(!cross || (kCrossesRows<C> && !nt),
                 "crossing rows: masked stores of word vectors on their own, plain stores");
+  static_assert(!C::kAfterGroup || C::kFromBlocks, "long math: ConvertRunFromWords");
   const size_t nb = BlocksPerVector();
   const uint64_t per_vector = nb * kPerBlock;  // elements per state vector
   // Split: each word vector's offset from its vector's place, in registers.
@@ -527,16 +570,6 @@ HWY_INLINE void ConvertRunWith(const detail::KernelArgs& s, const typename C::Pa
                   C::Blocks(k, y.x0, y.x1, y.x2, y.x3, place[b], nt);
                 },
                 x...);
-          } else if constexpr (C::kAfterGroup) {
-            HWY_ALIGN uint32_t words[kBatches * kOut * hn::MaxLanes(DW())];
-            const size_t N = hn::Lanes(DW());
-            LastRound(
-                s.keys,
-                [&](Batch, size_t b, size_t i, VW t) __attribute__((always_inline)) {
-                  hn::Store(t, DW(), words + (b * kOut + i) * N);
-                },
-                x...);
-            ConvertBlockVectors<C>(k, words, sizeof...(x), place, nt);
           } else {
             LastRound(
                 s.keys,
@@ -626,7 +659,11 @@ HWY_NOINLINE void ConvertRun(const detail::KernelArgs& s, const typename C::Para
                              SplitPlaces split_places) {
   const typename C::Params params = fill_params;  // as GenerateConverted's copy
   C::WithConstants(params, [&](const auto& k) __attribute__((always_inline)) {
-    ConvertRunWith<C, nt, kPlacing>(s, params, k, block, n, to, split_places);
+    if constexpr (C::kAfterGroup && !C::kFromBlocks) {
+      ConvertRunFromWords<C, nt, kPlacing>(s, k, block, n, to);
+    } else {
+      ConvertRunWith<C, nt, kPlacing>(s, params, k, block, n, to, split_places);
+    }
   });
 }
 #endif

@@ -50,11 +50,12 @@ struct ConverterDefaults {
   // Elements made two at a time from one pair (Box-Muller): the driver
   // starts its word chunks at even elements.
   static constexpr bool kPairs = false;
-  // Long conversions (log, sine): made after the last round of a whole
-  // group of batches, from the group's words in L1, by one out-of-line loop
-  // (run-inl.h, ConvertBlockVectors), not batch by batch inside the rounds,
-  // where the other batches' live state would leave them too few registers
-  // and each batch of every group size would compile its own copy.
+  // Long conversions (log, sine): made from words in L1 by one out-of-line
+  // loop (run-inl.h, ConvertBlockVectors), not batch by batch inside the
+  // rounds, where the other batches' live state would leave them too few
+  // registers and each batch of every group size would compile its own
+  // copy. The words come from the bits kind's run (BlockWords, and
+  // ThreadRows for GPU orders), so such a kind compiles no rounds of its own.
   static constexpr bool kAfterGroup = false;
   // Takes a vector of Philox blocks in the state's order (words 0-3 of
   // BlocksPerVector() blocks, one vector each) through Blocks(), round 9

@@ -4,7 +4,7 @@
     scripts/arm64-opcount.py LIBRARY FUNCTION [VECTOR_BITS]
 
 Disassembles FUNCTION (a substring of its demangled name, e.g.
-"N_NEON::convert::ConvertRun<randtensor::N_NEON::convert::Bits, false>") in LIBRARY
+"N_NEON::convert::ConvertRun<randtensor::N_NEON::convert::Bits, false, (randtensor::N_NEON::convert::Placing)0>") in LIBRARY
 with aarch64-linux-gnu-objdump,
 takes the loop (a backward branch and the instructions it jumps over) of at
 least two blocks that spends the fewest instructions per 32x32->64-bit

@@ -217,9 +217,9 @@ Status ResolveBernoulli(DataType type, const Distribution& d, detail::GenerateKi
   }
   p->p_words = detail::BernoulliWords(static_cast<float>(d.p));
   p->p_d = d.p;
-  p->one = type == DataType::kFloat32   ? 0x3F800000u
-           : type == DataType::kFloat16  ? 0x3C00u
-           : type == DataType::kBfloat16 ? 0x3F80u
+  p->one = type == DataType::kFloat32   ? detail::FloatBits(1.0f)
+           : type == DataType::kFloat16  ? detail::Float16Bits(1.0f)
+           : type == DataType::kBfloat16 ? detail::Bfloat16Bits(1.0f)
                                          : 1u;
   return Status();
 }

@@ -142,6 +142,31 @@ HWY_INLINE void ForEachWordVector(const F& f, size_t v, Batch lo, Batch hi, B...
 }
 #endif
 
+// f(v, w0, w1, w2, w3) for the word vectors v in [0, vectors) of
+// consecutive threads from t0 (word k of threads t0 + v N .. in w_k), made
+// kRowGroup word vectors at a time, then one at a time. NoWord2Carry(s, t0,
+// vectors N) holds.
+template <class F>
+HWY_INLINE void ForEachThreadVector(const KernelArgs& s, uint64_t t0, size_t vectors, const F& f) {
+  const size_t N = hn::Lanes(DU32());
+  const VState lanes = hn::Iota(DState(), 0);
+  size_t v = 0;
+  const auto group = [&](auto count) __attribute__((always_inline)) {
+    constexpr size_t kV = decltype(count)::value;
+    WithBatches<kV * kStatesPerWordVector>([&](auto... x) __attribute__((always_inline)) {
+      PhiloxThreads(s, t0 + v * N, lanes, x...);
+      ForEachWordVector(
+          [&](size_t u, VU32 w0, VU32 w1, VU32 w2, VU32 w3) __attribute__((always_inline)) {
+            f(v + u, w0, w1, w2, w3);
+          },
+          0, x...);
+    });
+    v += kV;
+  };
+  while (v + kRowGroup <= vectors) group(std::integral_constant<size_t, kRowGroup>());
+  while (v < vectors) group(std::integral_constant<size_t, 1>());
+}
+
 #endif  // HWY_TARGET != HWY_SCALAR
 
 // ThreadBlocksFn.
@@ -270,34 +295,23 @@ void ReplayRows(const KernelArgs& s, uint64_t t0, const uint64_t counts[4], void
     HWY_ALIGN uint32_t words[kThreadRowsWords];
     const uint64_t per_call = kThreadRowsWords / (4 * N);  // word vectors
     for (uint64_t i = 0; i < counts[0];) {
-      const size_t v = static_cast<size_t>(std::min<uint64_t>(per_call, (counts[0] - i + N - 1) / N));
+      const size_t v =
+          static_cast<size_t>(std::min<uint64_t>(per_call, (counts[0] - i + N - 1) / N));
       ThreadRows(s, t0 + i, v, words);
       PutRowsFromL1<C>(p, words, v, i, counts, out, row_stride, nontemporal);
       i += v * N;
     }
     return;
   }
-  const VState lanes = hn::Iota(DState(), 0);
-  uint64_t i = 0;
-  const auto group = [&](auto vectors) __attribute__((always_inline)) {
-    constexpr size_t kV = decltype(vectors)::value;
-    constexpr size_t kB = kV * kStatesPerWordVector;
-    WithBatches<kB>([&](auto... x) __attribute__((always_inline)) {
-      PhiloxThreads(s, t0 + i, lanes, x...);
-      ForEachWordVector(
-          [&](size_t v, VU32 w0, VU32 w1, VU32 w2, VU32 w3) __attribute__((always_inline)) {
-            const uint64_t at = i + v * N;
-            put(w0, 0, at);
-            put(w1, 1, at);
-            put(w2, 2, at);
-            put(w3, 3, at);
-          },
-          0, x...);
-    });
-    i += kV * N;
-  };
-  while (i + kRowGroup * N <= counts[0]) group(std::integral_constant<size_t, kRowGroup>());
-  while (i < counts[0]) group(std::integral_constant<size_t, 1>());  // the last one partial
+  // The last word vector may be partial (PutRow).
+  ForEachThreadVector(
+      s, t0, static_cast<size_t>((counts[0] + N - 1) / N),
+      [&](size_t v, VU32 w0, VU32 w1, VU32 w2, VU32 w3) __attribute__((always_inline)) {
+        put(w0, 0, v * N);
+        put(w1, 1, v * N);
+        put(w2, 2, v * N);
+        put(w3, 3, v * N);
+      });
 #endif
 }
 
@@ -305,26 +319,15 @@ void ReplayRows(const KernelArgs& s, uint64_t t0, const uint64_t counts[4], void
 void ThreadRows(const KernelArgs& s, uint64_t t0, size_t vectors, uint32_t* words) {
   const DU32 dw;
   const size_t N = hn::Lanes(dw);
-  const VState lanes = hn::Iota(DState(), 0);
-  size_t v = 0;
-  const auto group = [&](auto count) __attribute__((always_inline)) {
-    constexpr size_t kV = decltype(count)::value;
-    WithBatches<kV * kStatesPerWordVector>([&](auto... x) __attribute__((always_inline)) {
-      PhiloxThreads(s, t0 + v * N, lanes, x...);
-      ForEachWordVector(
-          [&](size_t u, VU32 w0, VU32 w1, VU32 w2, VU32 w3) __attribute__((always_inline)) {
-            uint32_t* to = words + 4 * (v + u) * N;
-            hn::Store(w0, dw, to);
-            hn::Store(w1, dw, to + N);
-            hn::Store(w2, dw, to + 2 * N);
-            hn::Store(w3, dw, to + 3 * N);
-          },
-          0, x...);
-    });
-    v += kV;
-  };
-  while (v + kRowGroup <= vectors) group(std::integral_constant<size_t, kRowGroup>());
-  while (v < vectors) group(std::integral_constant<size_t, 1>());
+  ForEachThreadVector(
+      s, t0,
+      vectors, [&](size_t v, VU32 w0, VU32 w1, VU32 w2, VU32 w3) __attribute__((always_inline)) {
+        uint32_t* to = words + 4 * v * N;
+        hn::Store(w0, dw, to);
+        hn::Store(w1, dw, to + N);
+        hn::Store(w2, dw, to + 2 * N);
+        hn::Store(w3, dw, to + 3 * N);
+      });
 }
 #endif
 

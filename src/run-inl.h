@@ -463,13 +463,18 @@ HWY_NOINLINE void ConvertRun(const detail::KernelArgs& s, const typename C::Para
                              uint64_t block, uint64_t n, VectorPlaces<typename C::Type> to,
                              SplitPlaces split_places = SplitPlaces());
 
-// ConvertRun's loop for the converters with long math (C::kAfterGroup but
-// not C::kFromBlocks): their words wait in L1 anyway, so they come from the
-// bits kind's run (BlockWords, one copy per target), 8 KiB at a time, and
-// this loop compiles no Philox rounds of its own: the rounds, once per
-// kind, store mode, placing and group size, were most of these units'
-// compile. Places as ConvertRunWith (kInOrder or kSpills), a group of
-// vectors at a time.
+// Whether C's runs take their words from the bits kind's run
+// (ConvertRunFromWords): long math (C::kAfterGroup), unless the target has
+// C take the Philox state itself (C::kFromBlocks).
+template <class C>
+constexpr bool kFromWords = C::kAfterGroup && !C::kFromBlocks;
+
+// ConvertRun's loop for kFromWords<C>: the words wait in L1 anyway, so
+// they come from the bits kind's run (BlockWords, one copy per target),
+// 8 KiB at a time, and this loop compiles no Philox rounds of its own:
+// rounds of their own, once per kind, store mode, placing and group size,
+// would be most of these units' compile. Places as ConvertRunWith
+// (kInOrder or kSpills), a group of vectors at a time.
 template <class C, bool nt, Placing kPlacing, class K>
 HWY_INLINE void ConvertRunFromWords(const detail::KernelArgs& s, const K& k, uint64_t block,
                                     uint64_t n, VectorPlaces<typename C::Type>& to) {
@@ -514,7 +519,7 @@ HWY_INLINE void ConvertRunWith(const detail::KernelArgs& s, const typename C::Pa
                 "split places: word vectors on their own, plain stores");
   static_assert(!cross || (kCrossesRows<C> && !nt),
                 "crossing rows: masked stores of word vectors on their own, plain stores");
-  static_assert(!C::kAfterGroup || C::kFromBlocks, "long math: ConvertRunFromWords");
+  static_assert(!kFromWords<C>, "long math: ConvertRunFromWords");
   const size_t nb = BlocksPerVector();
   const uint64_t per_vector = nb * kPerBlock;  // elements per state vector
   // Split: each word vector's offset from its vector's place, in registers.
@@ -659,7 +664,7 @@ HWY_NOINLINE void ConvertRun(const detail::KernelArgs& s, const typename C::Para
                              SplitPlaces split_places) {
   const typename C::Params params = fill_params;  // as GenerateConverted's copy
   C::WithConstants(params, [&](const auto& k) __attribute__((always_inline)) {
-    if constexpr (C::kAfterGroup && !C::kFromBlocks) {
+    if constexpr (kFromWords<C>) {
       ConvertRunFromWords<C, nt, kPlacing>(s, k, block, n, to);
     } else {
       ConvertRunWith<C, nt, kPlacing>(s, params, k, block, n, to, split_places);

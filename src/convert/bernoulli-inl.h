@@ -1,8 +1,8 @@
 // bernoulli(p) converters (SPEC.md section 8): 1 if u32(x) < float(p) else
 // 0, in uint8, int32, float32, float16, bfloat16 from one word per element,
 // and u53 < p in float64 from two. The kinds of one element size share a
-// converter: the bits of 1 are a parameter (BernoulliParams::one). Included only through foreach_target.h,
-// hence the toggle guard.
+// converter: the bits of 1 are a parameter (BernoulliParams::one).
+// Included only through foreach_target.h, hence the toggle guard.
 
 #if defined(RANDTENSOR_SRC_CONVERT_BERNOULLI_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef RANDTENSOR_SRC_CONVERT_BERNOULLI_INL_H_

@@ -94,12 +94,17 @@ SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 export DEBIAN_FRONTEND=noninteractive
 
-# True when some configured source offers `$1` for installation. `apt-cache
-# show` is no such test: it succeeds for a package that is only referred to
-# (or only installed), which is how a missing non-free source went unnoticed.
-has_candidate() {
-  apt-cache "${apt_arch[@]}" policy "$1" 2>/dev/null |
-    awk '$1 == "Candidate:" { found = ($2 != "(none)") } END { exit !found }'
+# The packages among "$@" that no configured source offers for installation,
+# one per line. `apt-cache show` is no such test: it succeeds for a package
+# that is only referred to (or only installed), which is how a missing
+# non-free source went unnoticed. One apt-cache call for all of them: each
+# call reads every package list, a second or more of CPU time.
+without_candidate() {
+  apt-cache "${apt_arch[@]}" policy "$@" 2>/dev/null |
+    awk -v wanted="$*" '
+      /^[^ ].*:$/ { name = substr($0, 1, length($0) - 1) }
+      $1 == "Candidate:" && $2 != "(none)" { offered[name] = 1 }
+      END { n = split(wanted, w, " "); for (i = 1; i <= n; i++) if (!(w[i] in offered)) print w[i] }'
 }
 
 # arm64 packages come from the arm64 architecture's package lists. --simulate
@@ -117,10 +122,10 @@ $SUDO apt-get "${apt_arch[@]}" update -qq
 # Add the component of any package no source offers yet (a stock bookworm
 # has main only), as a source list of its own in apt's configured folder.
 added=()
-for pkg in "${packages[@]}"; do
+mapfile -t missing < <(without_candidate "${packages[@]}")
+for pkg in "${missing[@]}"; do
   comp="${component[$pkg]:-}"
   [ -n "$comp" ] || continue
-  has_candidate "$pkg" && continue
   eval "$(apt-config shell parts_dir Dir::Etc::sourceparts/d)"
   codename="$(. /etc/os-release && echo "${VERSION_CODENAME:-bookworm}")"
   file="${parts_dir}randtensor-${comp}.sources"
@@ -130,10 +135,10 @@ for pkg in "${packages[@]}"; do
     $SUDO tee "$file" > /dev/null
   added+=("$comp")
 done
-[ ${#added[@]} -eq 0 ] || $SUDO apt-get "${apt_arch[@]}" update -qq
-
-missing=()
-for pkg in "${packages[@]}"; do has_candidate "$pkg" || missing+=("$pkg"); done
+if [ ${#added[@]} -gt 0 ]; then
+  $SUDO apt-get "${apt_arch[@]}" update -qq
+  mapfile -t missing < <(without_candidate "${packages[@]}")
+fi
 if [ ${#missing[@]} -gt 0 ]; then
   echo "install-deps.sh: no configured apt source offers: ${missing[*]}" >&2
   exit 1

@@ -27,6 +27,7 @@
 #include "randtensor/directml.h"
 #include "validation_util.h"
 
+namespace directml_test {
 namespace {
 
 using randtensor::FillOptions;
@@ -1032,3 +1033,4 @@ TEST(DirectMlCalcBufferTensorSize, NullBytes) {
 }
 
 }  // namespace
+}  // namespace directml_test

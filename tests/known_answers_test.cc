@@ -17,6 +17,7 @@
 #include "randtensor/targets.h"
 #include "test_util.h"
 
+namespace known_answers_test {
 namespace {
 
 using randtensor::Counter128;
@@ -420,3 +421,4 @@ TEST(KnownAnswers, RankZeroHoldsOneElement) {
 }
 
 }  // namespace
+}  // namespace known_answers_test

@@ -19,6 +19,7 @@
 #include "randtensor/parallel.h"
 #include "test_util.h"
 
+namespace layout_test {
 namespace {
 
 using randtensor::PhiloxState;
@@ -422,7 +423,9 @@ TEST(Layouts, UnitDimensionsAcceptAnyStride) {
 }
 
 }  // namespace
+}  // namespace layout_test
 
+namespace layout_test {
 namespace {
 
 // Fills `count` elements of `type` with `d` as a rank-1 tensor (with `info`:
@@ -445,8 +448,6 @@ std::vector<uint8_t> FillAs(randtensor::DataType type, const randtensor::Distrib
   EXPECT_TRUE(status.ok()) << status.message();
   return out;
 }
-
-}  // namespace
 
 // A small packed 1-D fill runs its kernel directly, without a plan: the
 // same bytes (and nothing past the tensor) and the same output state as the
@@ -493,3 +494,6 @@ TEST(Layouts, SmallPackedFillsEqualThePlannedPath) {
     }
   }
 }
+
+}  // namespace
+}  // namespace layout_test

@@ -11,6 +11,7 @@
 #include "randtensor/philox.h"
 #include "test_util.h"
 
+namespace random123_test {
 namespace {
 
 using randtensor::Counter128;
@@ -91,3 +92,4 @@ TEST(Random123, PackedFillsOfRandomLengthsMatchOracle) {
 }
 
 }  // namespace
+}  // namespace random123_test

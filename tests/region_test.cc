@@ -17,6 +17,7 @@
 #include "test_util.h"
 
 namespace randtensor {
+namespace region_test {
 namespace {
 
 const PhiloxState kState = {{0xFFFFFFF0u, 0xFFFFFFFFu, 0x12345678u, 7u, 0xDEADBEEFu, 0xCAFEF00Du}};
@@ -253,4 +254,5 @@ TEST(Regions, BadRegionsAreRefusedByNameWithNothingWritten) {
 }
 
 }  // namespace
+}  // namespace region_test
 }  // namespace randtensor

@@ -22,6 +22,7 @@
 #include "randtensor/targets.h"
 #include "test_util.h"
 
+namespace rows_test {
 namespace {
 
 using randtensor::PhiloxState;
@@ -305,3 +306,4 @@ TEST(Rows, PaddedRowsOfEveryElementSizeEqualThePackedFill) {
 }
 
 }  // namespace
+}  // namespace rows_test

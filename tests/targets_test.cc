@@ -19,6 +19,7 @@
 #include "randtensor/targets.h"
 #include "test_util.h"
 
+namespace targets_test {
 namespace {
 
 using randtensor::TargetInfo;
@@ -362,3 +363,4 @@ TEST(Targets, SmallFillsTakeTheEightLaneTargetOnlyUnderAuto) {
 }
 
 }  // namespace
+}  // namespace targets_test

@@ -19,6 +19,7 @@
 #include "randtensor/targets.h"
 #include "validation_util.h"
 
+namespace validation_test {
 namespace {
 
 using randtensor::DataType;
@@ -814,3 +815,4 @@ TEST_F(TargetValidation, NullInfoPointers) {
 }
 
 }  // namespace
+}  // namespace validation_test

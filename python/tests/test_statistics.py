@@ -21,8 +21,12 @@ def ks_statistic(sorted_values, cdf):
 
 
 def normal_cdf(x):
-    erfc = np.frompyfunc(lambda v: math.erfc(-v / math.sqrt(2.0)), 1, 1)
-    return 0.5 * erfc(x).astype(np.float64)
+    """The standard normal CDF from math.erfc on a grid of step h = 2^-10,
+    linear in between: off by at most h^2 / 8 * max|phi'| < 3e-8, against
+    the test's bound on D of 7e-4."""
+    grid = np.arange(-10.0, 10.0 + 2.0 ** -10, 2.0 ** -10)
+    cdf = np.array([0.5 * math.erfc(-v / math.sqrt(2.0)) for v in grid])
+    return np.interp(x, grid, cdf)
 
 
 @pytest.mark.parametrize("dtype", ["float32", "bfloat16"])

@@ -92,7 +92,7 @@ else
 fi
 
 # 2-3. Each job from a fresh configuration.
-for job in build test ci arm64; do
+for job in build test-programs test ci arm64; do
   fresh_config
   arch_opts=()
   if [ "$job" = arm64 ]; then
@@ -106,7 +106,7 @@ for job in build test ci arm64; do
     continue
   fi
   added="$(added_sources)"
-  if [ "$job" = build ] || [ "$job" = arm64 ]; then
+  if [ "$job" = build ] || [ "$job" = test-programs ] || [ "$job" = arm64 ]; then
     [ -z "$added" ] && pass "$job added no apt source" || fail "$job added $added"
   else
     [ "$added" = "randtensor-non-free.sources" ] && pass "$job added $added" ||

@@ -2,11 +2,17 @@
 # Installs the Debian packages a randtensor job needs. The one list of
 # dependencies: the README, CI and scripts/check-install-deps.sh call it.
 #
-#   scripts/install-deps.sh [build|test|ci|arm64] [--unsafe-io] [--simulate] [--list]
+#   scripts/install-deps.sh [build|test-programs|test|ci|arm64] [--unsafe-io] [--simulate] [--list]
 #
 #   build (default)  build the library and the command-line tool, run the main job
-#   test             + everything scripts/test.sh needs: GoogleTest, Google
-#                      Benchmark, Random123, Python with pytest, NumPy, pybind11,
+#   test-programs    + what the compiled test programs and the benchmarks need
+#                      (GoogleTest, Google Benchmark, Random123) and the
+#                      interpreter and pytest, which the tests' configure
+#                      looks for: a few small packages, which scripts/test.sh
+#                      --install-deps installs first so that it compiles the
+#                      programs beside the rest
+#   test             + everything scripts/test.sh needs: the test programs'
+#                      packages, Python with pytest, NumPy, pybind11,
 #                      dask, mpi4py and PyTorch (CPU),
 #                      TestU01 (Debian non-free: its source is added if no
 #                      configured source offers the package)
@@ -39,11 +45,11 @@ set -euo pipefail
 job=build simulate=0 list=0 dpkg_options=()
 for arg in "$@"; do
   case "$arg" in
-    build|test|ci|bench|arm64) job="$arg" ;;
+    build|test-programs|test|ci|bench|arm64) job="$arg" ;;
     --unsafe-io) dpkg_options=(-o Dpkg::Options::=--force-unsafe-io) ;;
     --simulate) simulate=1 ;;
     --list) list=1 ;;
-    *) echo "install-deps.sh: unknown argument '$arg' (build, test, ci, bench, arm64, --unsafe-io, --simulate, --list)" >&2
+    *) echo "install-deps.sh: unknown argument '$arg' (build, test-programs, test, ci, bench, arm64, --unsafe-io, --simulate, --list)" >&2
        exit 2 ;;
   esac
 done
@@ -53,11 +59,14 @@ build_packages=(
   libhwy-dev                         # Google Highway 1.0.3: SIMD and runtime dispatch
   libdlpack-dev                      # dlpack.h: the public DLPack entry point includes it
 )
-test_packages=(
+test_program_packages=(
   libgtest-dev                       # tests
   libbenchmark-dev                   # benchmarks (and their smoke test)
   librandom123-dev                   # Random123: the independent Philox reference in tests
-  python3 python3-pytest             # the CLI's contract tests and the Python tests
+  python3 python3-pytest             # the scripted tests: the CLI's contract tests, the Python
+                                     # tests (the tests' configure looks for both)
+)
+test_packages=(
   python3-pip python3-setuptools python3-wheel   # pip install . (tests/python_package_test.sh)
   python3-mpmath                     # tests/reference: exact normals for the distributions model
   python3-dev python3-numpy pybind11-dev   # the Python module
@@ -84,7 +93,8 @@ arm64_packages=(
 declare -A component=([libtestu01-0-dev]=non-free)
 
 packages=("${build_packages[@]}")
-[ "$job" = build ] || packages+=("${test_packages[@]}")
+[ "$job" = build ] || packages+=("${test_program_packages[@]}")
+[ "$job" = build ] || [ "$job" = test-programs ] || packages+=("${test_packages[@]}")
 [ "$job" = ci ] && packages+=("${ci_packages[@]}")
 [ "$job" = bench ] && packages+=("${bench_packages[@]}")
 [ "$job" = arm64 ] && packages=("${build_packages[@]}" "${arm64_packages[@]}")

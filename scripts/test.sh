@@ -4,8 +4,9 @@
 # Usage: scripts/test.sh [--install-deps] [--all-targets] [--long|--long-only]
 #                        [build-dir]               (default: build-test)
 #   --install-deps  first install what it needs (scripts/install-deps.sh:
-#                the build packages, then the test packages in the
-#                background while the library compiles, with
+#                the build packages and the test programs' few, then the
+#                other test packages in the background while the library,
+#                the test programs and the benchmarks compile, with
 #                --unsafe-io: dpkg's fsyncs are most of an install's time
 #                beside a compile).
 #   --all-targets  compile the kernels for every x86 target, AVX3 even where
@@ -52,30 +53,38 @@ fi
 # here (RANDTENSOR_WERROR: randtensor's own targets only).
 library_options=(-DCMAKE_BUILD_TYPE=Release -DRANDTENSOR_DISABLED_TARGETS="$disabled_targets"
                  -DRANDTENSOR_KERNEL_FLAGS= -DRANDTENSOR_WERROR=ON)
-# The parts beside the library, each set ON or OFF: parts ON|OFF.
+# The parts beside the library: parts PART...: ON for each part named, OFF
+# for the others.
+all_parts=(TOOLS TESTS BENCHMARKS PYTHON STATS MPI TORCH_BACKEND)
 parts() {
   local part
-  for part in TOOLS TESTS BENCHMARKS PYTHON STATS MPI TORCH_BACKEND; do
-    printf '%s\n' "-DRANDTENSOR_BUILD_$part=$1"
+  for part in "${all_parts[@]}"; do
+    if [[ " $* " == *" $part "* ]]; then
+      printf '%s\n' "-DRANDTENSOR_BUILD_$part=ON"
+    else
+      printf '%s\n' "-DRANDTENSOR_BUILD_$part=OFF"
+    fi
   done
 }
 
 if [ "$install_deps" = 1 ] && [ "$build_it" = 0 ]; then
   scripts/install-deps.sh test
 elif [ "$install_deps" = 1 ]; then
-  # The build packages in the foreground (a sudo prompt comes here), then
-  # the test packages beside the library's compile, which needs only those:
-  # a configure with every part OFF, then the library's objects (most of the
-  # build's compile: the kernels).
-  scripts/install-deps.sh build
+  # The build packages and the test programs' few in the foreground (a
+  # sudo prompt comes here), then the other test packages beside the
+  # compile of the library, the test programs and the benchmarks, which
+  # need only those: a configure with the TESTS and BENCHMARKS parts ON,
+  # the others OFF. That is most of the build's compile (the kernels, the
+  # test programs); the install beside it takes as long.
+  scripts/install-deps.sh test-programs
   install_log="$(mktemp)"
   scripts/install-deps.sh test --unsafe-io > "$install_log" 2>&1 < /dev/null &
   installing=$!
   # Never leave dpkg running: on a failed compile, wait for the install.
   trap 'wait "$installing" 2> /dev/null || true' EXIT
-  mapfile -t off < <(parts OFF)
-  cmake -S . -B "$build" "${library_options[@]}" "${off[@]}"
-  cmake --build "$build" -j "$jobs" --target randtensor_objects
+  mapfile -t programs < <(parts TESTS BENCHMARKS)
+  cmake -S . -B "$build" "${library_options[@]}" "${programs[@]}" -DPython3_EXECUTABLE=/usr/bin/python3
+  cmake --build "$build" -j "$jobs"
   install_rc=0
   wait "$installing" || install_rc=$?
   trap - EXIT
@@ -95,7 +104,7 @@ python=/usr/bin/python3
 # Every part ON: a missing dependency is a configure error, never a part
 # silently skipped (scripts/install-deps.sh test installs them all).
 if [ "$build_it" = 1 ]; then
-  mapfile -t on < <(parts ON)
+  mapfile -t on < <(parts "${all_parts[@]}")
   cmake -S . -B "$build" "${library_options[@]}" "${on[@]}" -DPython3_EXECUTABLE="$python"
   cmake --build "$build" -j "$jobs"
 fi

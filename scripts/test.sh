@@ -67,6 +67,10 @@ parts() {
   done
 }
 
+# Debian's interpreter has python3-pytest; a pyenv or venv python3 earlier on
+# PATH may not.
+python=/usr/bin/python3
+
 if [ "$install_deps" = 1 ] && [ "$build_it" = 0 ]; then
   scripts/install-deps.sh test
 elif [ "$install_deps" = 1 ]; then
@@ -83,7 +87,7 @@ elif [ "$install_deps" = 1 ]; then
   # Never leave dpkg running: on a failed compile, wait for the install.
   trap 'wait "$installing" 2> /dev/null || true' EXIT
   mapfile -t programs < <(parts TESTS BENCHMARKS)
-  cmake -S . -B "$build" "${library_options[@]}" "${programs[@]}" -DPython3_EXECUTABLE=/usr/bin/python3
+  cmake -S . -B "$build" "${library_options[@]}" "${programs[@]}" -DPython3_EXECUTABLE="$python"
   cmake --build "$build" -j "$jobs"
   install_rc=0
   wait "$installing" || install_rc=$?
@@ -96,9 +100,8 @@ elif [ "$install_deps" = 1 ]; then
   fi
 fi
 
-# Debian's interpreter has python3-pytest; a pyenv or venv python3 earlier on
-# PATH may not. (Looked for once the test packages are installed.)
-python=/usr/bin/python3
+# (Another interpreter only where Debian's is missing, once the packages are
+# installed.)
 [ -x "$python" ] || python="$(command -v python3 || echo python3)"
 
 # Every part ON: a missing dependency is a configure error, never a part

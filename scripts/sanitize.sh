@@ -101,7 +101,7 @@ run_address() {
 # them: only these are built under ThreadSanitizer (a test of a program not
 # built is not registered, so a threaded test added elsewhere needs its
 # program named here).
-thread_tests='Layouts|Determinism|Targets|c_api|env_target|PoolStress'
+thread_tests='Layouts|Determinism|Targets|c_api|env_target|PoolStress|^validation$|^dlpack$'
 thread_programs=(randtensor_correctness_tests randtensor_validation_tests
   randtensor_dlpack_tests randtensor_determinism_tests randtensor_thread_pool_test
   randtensor_c_api_test_static randtensor_c_api_test_shared randtensor_env_target_test)

@@ -591,29 +591,45 @@ def test_torch_cuda_dropout_of_a_strided_input(make):
 
 
 def test_every_simd_target_gives_the_same_values(tmp_path):
-    """The backend's own copy of the library reads RANDTENSOR_TARGET; each
-    target this CPU runs draws the same bits for every served operator."""
+    """The backend's own copy of the library reads RANDTENSOR_TARGET once per
+    process; each target this CPU runs draws the same bits for every served
+    operator. One interpreter imports PyTorch (seconds of CPU) and forks a
+    process per target, which sets the variable, then loads the backend."""
     import randtensor
+    targets = [t["name"] for t in randtensor.targets() if t["supported"]]
     script = tmp_path / "draw.py"
     script.write_text(
-        "import hashlib, torch, torch.nn.functional as F, randtensor.torch as rt\n"
-        "rt.install()\n"
-        "torch.manual_seed(9)\n"
-        "x = torch.linspace(-3, 3, 3001)\n"
-        "parts = [torch.rand(1001), torch.randn(1001), torch.randn(1001, dtype=torch.float64),\n"
-        "         torch.empty(1001).bernoulli_(0.3), torch.randint(0, 1000, (1001,)),\n"
-        "         torch.empty(1001, dtype=torch.bfloat16).uniform_(-2, 2),\n"
-        "         torch.empty(1001).exponential_(), F.dropout(x, 0.4)]\n"
-        "print(hashlib.sha256(b''.join(p.contiguous().view(torch.uint8).numpy().tobytes()\n"
-        "                              for p in parts)).hexdigest(), rt.get_offset())\n")
-    outputs = {}
-    for target in randtensor.targets():
-        if not target["supported"]:
-            continue
-        env = dict(os.environ, RANDTENSOR_TARGET=target["name"])
-        run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
-                             env=env, timeout=120)
-        assert run.returncode == 0, run.stderr
-        outputs[target["name"]] = run.stdout.split()
+        "import hashlib, os, sys, torch, torch.nn.functional as F\n"
+        "for target in sys.argv[1:]:\n"
+        "    sys.stdout.flush()\n"
+        "    pid = os.fork()\n"
+        "    if pid:\n"
+        "        assert os.waitpid(pid, 0)[1] == 0, target\n"
+        "        continue\n"
+        "    os.environ['RANDTENSOR_TARGET'] = target\n"
+        "    import randtensor.torch as rt\n"
+        "    rt.install()\n"
+        "    torch.manual_seed(9)\n"
+        "    x = torch.linspace(-3, 3, 3001)\n"
+        "    try:\n"
+        "        parts = [torch.rand(1001), torch.randn(1001), torch.randn(1001, dtype=torch.float64),\n"
+        "                 torch.empty(1001).bernoulli_(0.3), torch.randint(0, 1000, (1001,)),\n"
+        "                 torch.empty(1001, dtype=torch.bfloat16).uniform_(-2, 2),\n"
+        "                 torch.empty(1001).exponential_(), F.dropout(x, 0.4)]\n"
+        "    except RuntimeError as e:\n"
+        "        print(target, 'refused:', e, flush=True)\n"
+        "        os._exit(0)\n"
+        "    digest = hashlib.sha256(b''.join(p.contiguous().view(torch.uint8).numpy().tobytes()\n"
+        "                                     for p in parts)).hexdigest()\n"
+        "    print(target, digest, rt.get_offset(), flush=True)\n"
+        "    os._exit(0)\n")
+    # NEON9000, no target: proof that each process reads the variable.
+    run = subprocess.run([sys.executable, str(script), *targets, "NEON9000"],
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    outputs = dict(line.split(maxsplit=1) for line in run.stdout.splitlines())
+    assert outputs.pop("NEON9000").startswith("refused: uniform_: RANDTENSOR_TARGET"), run.stdout
+    outputs = {target: values.split() for target, values in outputs.items()}
+    assert sorted(outputs) == sorted(targets), run.stdout
     assert len(outputs) >= 2 and "SCALAR" in outputs, outputs
     assert len({tuple(v) for v in outputs.values()}) == 1, outputs

@@ -10,6 +10,7 @@ vectors.
 """
 
 import errno
+import functools
 import os
 import re
 import resource
@@ -224,7 +225,19 @@ def test_python_reference_worked_example_state():
 
 def main_job_lines(env=None):
     """The no-argument screen, and its lines that start with a key."""
-    lines = ok(env=env)
+    if env is None:
+        return default_main_job()
+    return read_main_job(ok(env=env))
+
+
+@functools.lru_cache(maxsize=None)
+def default_main_job():
+    """One run of the main job (its timed fills take seconds of CPU) for the
+    tests that read its default screen."""
+    return read_main_job(ok())
+
+
+def read_main_job(lines):
     keyed = {}
     for line in lines:
         key, sep, value = line.partition(": ")

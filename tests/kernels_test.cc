@@ -61,7 +61,7 @@ std::vector<uint64_t> CountsAround(int lanes) {
 // [-2, 3) with float16 bounds, normal(0.25, 2), p = 0.5, integers [-5, 995)
 // (one word) and [-7, -7 + 2^40 + 7) (two words); bits has none. The
 // distribution is the kind's name up to its type.
-detail::KindParams SomeParams(GenerateKind kind) {
+detail::KindParams MakeParams(GenerateKind kind) {
   const std::string name = detail::KindName(kind);
   const auto is = [&](const char* prefix) { return name.rfind(prefix, 0) == 0; };
   if (is("kUniform")) {
@@ -101,6 +101,39 @@ detail::KindParams SomeParams(GenerateKind kind) {
   return detail::KindParams();
 }
 
+// MakeParams(kind), made once per kind: the checks below ask for it per
+// element.
+const detail::KindParams& SomeParams(GenerateKind kind) {
+  static const std::vector<detail::KindParams> all = [] {
+    std::vector<detail::KindParams> params;
+    for (int k = 0; k < detail::kGenerateKinds; ++k) {
+      params.push_back(MakeParams(static_cast<GenerateKind>(k)));
+    }
+    return params;
+  }();
+  return all[static_cast<size_t>(kind)];
+}
+
+// Stream element e of kState (the oracle), keeping the last Philox block:
+// the checks read each block's words in turn.
+uint32_t OracleWord(uint64_t e) {
+  static uint64_t block = ~uint64_t{0};
+  static uint32_t words[4];
+  if (e / 4 != block) {
+    block = e / 4;
+    rt_oracle_block_of(kState, e, words);
+  }
+  return words[e % 4];
+}
+
+// Whether every byte of [begin, end) is still the guard byte.
+bool Untouched(const uint8_t* begin, const uint8_t* end) {
+  for (const uint8_t* p = begin; p < end; ++p) {
+    if (*p != kGuard) return false;
+  }
+  return true;
+}
+
 // Expected element i of `kind` as bytes: bits from the oracle (Random123);
 // other kinds convert the oracle's word with the kernel's own convert
 // function, whose values tests/distributions_test.cc checks against the
@@ -108,7 +141,7 @@ detail::KindParams SomeParams(GenerateKind kind) {
 // offsets and tails, not about the conversion.
 // Normals read word pairs: element i from words 2 floor(i/2) and the next.
 void ExpectedElement(const KernelTable& table, GenerateKind kind, uint64_t i, uint8_t* out) {
-  const uint32_t w = rt_oracle_element(kState, i);
+  const uint32_t w = OracleWord(i);
   if (kind == GenerateKind::kBitsUint32) {
     std::memcpy(out, &w, 4);
     return;
@@ -116,8 +149,8 @@ void ExpectedElement(const KernelTable& table, GenerateKind kind, uint64_t i, ui
   if (kind == GenerateKind::kNormalFloat32 || kind == GenerateKind::kNormalFloat16 ||
       kind == GenerateKind::kNormalBfloat16 || kind == GenerateKind::kLogNormalFloat32 ||
       kind == GenerateKind::kLogNormalFloat16 || kind == GenerateKind::kLogNormalBfloat16) {
-    const uint32_t pair[2] = {rt_oracle_element(kState, i & ~uint64_t{1}),
-                              rt_oracle_element(kState, i | 1)};
+    const uint32_t pair[2] = {OracleWord(i & ~uint64_t{1}),
+                              OracleWord(i | 1)};
     uint8_t both[16];
     table.Generate(kind).convert(SomeParams(kind), pair, 2, both);
     const size_t size = static_cast<size_t>(detail::ElementBytes(kind));
@@ -127,14 +160,14 @@ void ExpectedElement(const KernelTable& table, GenerateKind kind, uint64_t i, ui
   if (kind == GenerateKind::kNormalFloat64 ||
       kind == GenerateKind::kLogNormalFloat64) {  // pair i / 2: words 4 (i / 2) .. + 3
     uint32_t quad[4];
-    for (uint64_t j = 0; j < 4; ++j) quad[j] = rt_oracle_element(kState, 4 * (i / 2) + j);
+    for (uint64_t j = 0; j < 4; ++j) quad[j] = OracleWord(4 * (i / 2) + j);
     double both[2];
     table.Generate(kind).convert(SomeParams(kind), quad, 2, both);
     std::memcpy(out, &both[i & 1], 8);
     return;
   }
   if (detail::WordsPerElement(kind) == 2) {  // words 2i and 2i + 1
-    const uint32_t pair[2] = {rt_oracle_element(kState, 2 * i), rt_oracle_element(kState, 2 * i + 1)};
+    const uint32_t pair[2] = {OracleWord(2 * i), OracleWord(2 * i + 1)};
     table.Generate(kind).convert(SomeParams(kind), pair, 1, out);
     return;
   }
@@ -180,10 +213,9 @@ TEST(Kernels, GenerateContiguousEqualsTheOracle) {
                     << " nontemporal " << nontemporal << " misalign " << misalign << " element "
                     << i;
               }
-              for (uint8_t* p = buf.data(); p < dst; ++p) ASSERT_EQ(*p, kGuard) << table->name;
-              for (uint8_t* p = dst + count * size; p < buf.data() + buf.size(); ++p) {
-                ASSERT_EQ(*p, kGuard) << table->name << " wrote past the end, count " << count;
-              }
+              ASSERT_TRUE(Untouched(buf.data(), dst)) << table->name;
+              ASSERT_TRUE(Untouched(dst + count * size, buf.data() + buf.size()))
+                  << table->name << " wrote past the end, count " << count;
             }
           }
         }
@@ -234,13 +266,9 @@ TEST(Kernels, MisalignedStreamingEqualsRegularStores) {
             };
             ASSERT_EQ(std::memcmp(dsts[1], dsts[0], count * size), 0) << where();
             for (int i = 0; i < 2; ++i) {
-              for (const uint8_t* p = bufs[i].data(); p < dsts[i]; ++p) {
-                ASSERT_EQ(*p, kGuard) << where() << " wrote before the start";
-              }
-              for (const uint8_t* p = dsts[i] + count * size; p < bufs[i].data() + bufs[i].size();
-                   ++p) {
-                ASSERT_EQ(*p, kGuard) << where() << " wrote past the end";
-              }
+              ASSERT_TRUE(Untouched(bufs[i].data(), dsts[i])) << where() << " wrote before the start";
+              ASSERT_TRUE(Untouched(dsts[i] + count * size, bufs[i].data() + bufs[i].size()))
+                  << where() << " wrote past the end";
             }
           }
         }

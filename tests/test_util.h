@@ -314,10 +314,16 @@ inline bool OracleFill(const Shape& shape, const PhiloxState& state, uint64_t el
     if (e == 0 || s % 4 == 0) rt_oracle_block_of(state.words, s, block);
     if (at < 0 || at >= static_cast<int64_t>(buffer.size())) return false;
     buffer[static_cast<size_t>(at)] = block[static_cast<size_t>(s % 4)];
-    for (size_t d = rank; d-- > 0;) {  // the next element's indices and word
-      at += strides[d];
-      if (++index[d] < shape.sizes[d]) break;
-      at -= strides[d] * shape.sizes[d];
+    // The next element's indices and word, stepping back a dimension only
+    // from its last index: a unit dimension may have any stride (INT64_MAX
+    // included), which must never be added.
+    for (size_t d = rank; d-- > 0;) {
+      if (index[d] + 1 < shape.sizes[d]) {
+        ++index[d];
+        at += strides[d];
+        break;
+      }
+      at -= strides[d] * (shape.sizes[d] - 1);
       index[d] = 0;
     }
   }

@@ -114,16 +114,10 @@ const detail::KindParams& SomeParams(GenerateKind kind) {
   return all[static_cast<size_t>(kind)];
 }
 
-// Stream element e of kState (the oracle), keeping the last Philox block:
-// the checks read each block's words in turn.
+// Stream element e of kState (the oracle): the checks read it in order.
 uint32_t OracleWord(uint64_t e) {
-  static uint64_t block = ~uint64_t{0};
-  static uint32_t words[4];
-  if (e / 4 != block) {
-    block = e / 4;
-    rt_oracle_block_of(kState, e, words);
-  }
-  return words[e % 4];
+  static rt_oracle_cursor oracle = rt_oracle_cursor_start(kState);
+  return rt_oracle_cursor_element(&oracle, e);
 }
 
 // Whether every byte of [begin, end) is still the guard byte.

@@ -299,8 +299,8 @@ inline int64_t OffsetOf(const std::vector<int64_t>& sizes, const std::vector<int
 // `origin` holds element (0, ..., 0). Returns false if an element would land
 // outside the buffer (a broken test, not a broken library). Walks the
 // elements in logical order with an odometer of indices (the last dimension
-// fastest, as OffsetOf numbers them) and computes each Philox block once for
-// its four words: the suite's tests spend most of their time here.
+// fastest, as OffsetOf numbers them) with the oracle's cursor (a Philox
+// block per four words): the suite's tests spend most of their time here.
 inline bool OracleFill(const Shape& shape, const PhiloxState& state, uint64_t element_offset,
                        std::vector<uint32_t>& buffer, int64_t origin) {
   const uint64_t n = ElementCount(shape.sizes);
@@ -308,12 +308,10 @@ inline bool OracleFill(const Shape& shape, const PhiloxState& state, uint64_t el
   const size_t rank = shape.sizes.size();
   std::vector<int64_t> index(rank, 0);
   int64_t at = origin;  // the word of element e, e's indices in `index`
-  uint32_t block[4];
+  rt_oracle_cursor oracle = rt_oracle_cursor_start(state.words);
   for (uint64_t e = 0; e < n; ++e) {
-    const u128 s = u128{element_offset} + e;
-    if (e == 0 || s % 4 == 0) rt_oracle_block_of(state.words, s, block);
     if (at < 0 || at >= static_cast<int64_t>(buffer.size())) return false;
-    buffer[static_cast<size_t>(at)] = block[static_cast<size_t>(s % 4)];
+    buffer[static_cast<size_t>(at)] = rt_oracle_cursor_element(&oracle, u128{element_offset} + e);
     // The next element's indices and word, stepping back a dimension only
     // from its last index: a unit dimension may have any stride (INT64_MAX
     // included), which must never be added.

@@ -2,15 +2,16 @@
 # Installs the Debian packages a randtensor job needs. The one list of
 # dependencies: the README, CI and scripts/check-install-deps.sh call it.
 #
-#   scripts/install-deps.sh [build|test-programs|test|ci|arm64] [--unsafe-io] [--simulate] [--list]
+#   scripts/install-deps.sh [build|test-programs|test|ci|arm64] [--unsafe-io] [--if-missing]
+#                           [--simulate] [--list]
 #
 #   build (default)  build the library and the command-line tool, run the main job
 #   test-programs    + what the compiled test programs and the benchmarks need
 #                      (GoogleTest, Google Benchmark, Random123) and the
 #                      interpreter and pytest, which the tests' configure
 #                      looks for: a few small packages, which scripts/test.sh
-#                      --install-deps installs first so that it compiles the
-#                      programs beside the rest
+#                      --install-deps installs before the others, so that it
+#                      compiles the programs beside the rest of the install
 #   test             + everything scripts/test.sh needs: the test programs'
 #                      packages, Python with pytest, NumPy, pybind11,
 #                      dask, mpi4py and PyTorch (CPU),
@@ -34,6 +35,10 @@
 #                      compile and the build waits for it); CI's installs
 #                      end before the cross build beside them, and keep
 #                      dpkg's safe I/O.
+#   --if-missing     do nothing (not even apt-get update) where every package
+#                      of the job is installed already: scripts/test.sh
+#                      --install-deps asks for the build packages so, in
+#                      the foreground, after the README's first command
 #   --simulate       resolve everything (apt-get install -s) without installing
 #   --list           print the packages of the job and exit
 #
@@ -42,14 +47,15 @@
 # when not run as root.
 set -euo pipefail
 
-job=build simulate=0 list=0 dpkg_options=()
+job=build simulate=0 list=0 if_missing=0 dpkg_options=()
 for arg in "$@"; do
   case "$arg" in
     build|test-programs|test|ci|bench|arm64) job="$arg" ;;
     --unsafe-io) dpkg_options=(-o Dpkg::Options::=--force-unsafe-io) ;;
+    --if-missing) if_missing=1 ;;
     --simulate) simulate=1 ;;
     --list) list=1 ;;
-    *) echo "install-deps.sh: unknown argument '$arg' (build, test-programs, test, ci, bench, arm64, --unsafe-io, --simulate, --list)" >&2
+    *) echo "install-deps.sh: unknown argument '$arg' (build, test-programs, test, ci, bench, arm64, --unsafe-io, --if-missing, --simulate, --list)" >&2
        exit 2 ;;
   esac
 done
@@ -99,6 +105,26 @@ packages=("${build_packages[@]}")
 [ "$job" = bench ] && packages+=("${bench_packages[@]}")
 [ "$job" = arm64 ] && packages=("${build_packages[@]}" "${arm64_packages[@]}")
 if [ "$list" = 1 ]; then printf '%s\n' "${packages[@]}"; exit 0; fi
+
+# Whether every package named is installed (dpkg's status "ii"), a name
+# without an architecture meaning the machine's own (libhwy-dev may be
+# installed for arm64 alone); dpkg-query fails for a package it has never
+# heard of.
+all_installed() {
+  local status
+  status="$(dpkg-query -W -f='${binary:Package} ${db:Status-Abbrev}\n' "$@" 2> /dev/null)" ||
+    return 1
+  awk -v wanted="$*" -v native="$(dpkg --print-architecture)" '
+    $2 == "ii" { ok[$1] = 1 }
+    END {
+      n = split(wanted, w, " ")
+      for (i = 1; i <= n; i++) if (!(w[i] in ok) && !((w[i] ":" native) in ok)) exit 1
+    }' <<< "$status"
+}
+if [ "$if_missing" = 1 ] && [ "$simulate" = 0 ] && all_installed "${packages[@]}"; then
+  echo "install-deps.sh: $job: all ${#packages[@]} packages are installed"
+  exit 0
+fi
 
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi

@@ -3,12 +3,13 @@
 # Needs what scripts/install-deps.sh test installs (or --install-deps).
 # Usage: scripts/test.sh [--install-deps] [--all-targets] [--long|--long-only]
 #                        [build-dir]               (default: build-test)
-#   --install-deps  first install what it needs (scripts/install-deps.sh:
-#                the build packages and the test programs' few, then the
-#                other test packages in the background while the library,
-#                the test programs and the benchmarks compile, with
-#                --unsafe-io: dpkg's fsyncs are most of an install's time
-#                beside a compile).
+#   --install-deps  first install what it needs (scripts/install-deps.sh):
+#                the build packages in the foreground where any is
+#                missing, then the test programs' few and the other test
+#                packages in the background while the library, the test
+#                programs and the benchmarks compile, with --unsafe-io:
+#                dpkg's fsyncs are most of an install's time beside a
+#                compile.
 #   --all-targets  compile the kernels for every x86 target, AVX3 even where
 #                this CPU cannot run it (CI does: a compile error in AVX3's
 #                code fails CI on every host). By default AVX3 is compiled
@@ -74,30 +75,49 @@ python=/usr/bin/python3
 if [ "$install_deps" = 1 ] && [ "$build_it" = 0 ]; then
   scripts/install-deps.sh test
 elif [ "$install_deps" = 1 ]; then
-  # The build packages and the test programs' few in the foreground (a
-  # sudo prompt comes here), then the other test packages beside the
-  # compile of the library, the test programs and the benchmarks, which
-  # need only those: a configure with the TESTS and BENCHMARKS parts ON,
-  # the others OFF. That is most of the build's compile (the kernels, the
-  # test programs); the install beside it takes as long.
-  scripts/install-deps.sh test-programs
+  # The build packages in the foreground (a sudo prompt comes here), where
+  # any is missing; then the test packages in the background, the test
+  # programs' few first, beside the compile: the library (a configure with
+  # every part OFF) from the first second, then, once those few are in,
+  # the test programs and the benchmarks (TESTS and BENCHMARKS ON), which
+  # need only them. That is most of the build's compile (the kernels, the
+  # test programs); the install beside it takes as long. A foreground
+  # install of the test programs' packages left a core idle for its 15 s.
+  scripts/install-deps.sh build --if-missing
+  # The background installs' sudo asks nothing: its credentials, now.
+  if [ "$(id -u)" -ne 0 ]; then sudo -v; fi
   install_log="$(mktemp)"
-  scripts/install-deps.sh test --unsafe-io > "$install_log" 2>&1 < /dev/null &
+  programs_ready="$install_log.programs"
+  { scripts/install-deps.sh test-programs --unsafe-io && touch "$programs_ready" &&
+      scripts/install-deps.sh test --unsafe-io; } > "$install_log" 2>&1 < /dev/null &
   installing=$!
   # Never leave dpkg running: on a failed compile, wait for the install.
   trap 'wait "$installing" 2> /dev/null || true' EXIT
+  install_failed() {
+    local rc=0
+    wait "$installing" || rc=$?
+    trap - EXIT
+    cat "$install_log"
+    rm -f "$install_log" "$programs_ready"
+    echo "test.sh: scripts/install-deps.sh failed (exit status $rc)" >&2
+    exit "$(( rc == 0 ? 1 : rc ))"
+  }
+  mapfile -t library < <(parts)
+  cmake -S . -B "$build" "${library_options[@]}" "${library[@]}" -DPython3_EXECUTABLE="$python"
+  cmake --build "$build" -j "$jobs"
+  while [ ! -e "$programs_ready" ]; do
+    kill -0 "$installing" 2> /dev/null || install_failed
+    sleep 1
+  done
   mapfile -t programs < <(parts TESTS BENCHMARKS)
   cmake -S . -B "$build" "${library_options[@]}" "${programs[@]}" -DPython3_EXECUTABLE="$python"
   cmake --build "$build" -j "$jobs"
   install_rc=0
   wait "$installing" || install_rc=$?
+  [ "$install_rc" = 0 ] || install_failed
   trap - EXIT
   cat "$install_log"
-  rm -f "$install_log"
-  if [ "$install_rc" != 0 ]; then
-    echo "test.sh: scripts/install-deps.sh test failed (exit status $install_rc)" >&2
-    exit "$install_rc"
-  fi
+  rm -f "$install_log" "$programs_ready"
 fi
 
 # (Another interpreter only where Debian's is missing, once the packages are

@@ -102,16 +102,21 @@ elif [ "$install_deps" = 1 ]; then
     echo "test.sh: scripts/install-deps.sh failed (exit status $rc)" >&2
     exit "$(( rc == 0 ? 1 : rc ))"
   }
+  # The install is this phase's longest path (dpkg works on one core,
+  # after the downloads), the compile has slack: the compile yields
+  # (nice), so that the install never waits on it and the compile takes
+  # the cores whole once the install is done, instead of the install's
+  # end leaving a core idle.
   mapfile -t library < <(parts)
   cmake -S . -B "$build" "${library_options[@]}" "${library[@]}" -DPython3_EXECUTABLE="$python"
-  cmake --build "$build" -j "$jobs"
+  nice -n 10 cmake --build "$build" -j "$jobs"
   while [ ! -e "$programs_ready" ]; do
     kill -0 "$installing" 2> /dev/null || install_failed
     sleep 1
   done
   mapfile -t programs < <(parts TESTS BENCHMARKS)
   cmake -S . -B "$build" "${library_options[@]}" "${programs[@]}" -DPython3_EXECUTABLE="$python"
-  cmake --build "$build" -j "$jobs"
+  nice -n 10 cmake --build "$build" -j "$jobs"
   install_rc=0
   wait "$installing" || install_rc=$?
   [ "$install_rc" = 0 ] || install_failed

@@ -84,7 +84,7 @@ elif [ "$install_deps" = 1 ]; then
   # test programs); the install beside it takes as long. A foreground
   # install of the test programs' packages left a core idle for its 15 s.
   scripts/install-deps.sh build --if-missing
-  # The background installs' sudo asks nothing: its credentials, now.
+  # sudo's credentials now, so that the background installs never prompt.
   if [ "$(id -u)" -ne 0 ]; then sudo -v; fi
   install_log="$(mktemp)"
   programs_ready="$install_log.programs"
@@ -93,14 +93,17 @@ elif [ "$install_deps" = 1 ]; then
   installing=$!
   # Never leave dpkg running: on a failed compile, wait for the install.
   trap 'wait "$installing" 2> /dev/null || true' EXIT
-  install_failed() {
+  # Waits for the install and prints its log; stops the script if it failed.
+  finish_install() {
     local rc=0
     wait "$installing" || rc=$?
     trap - EXIT
     cat "$install_log"
     rm -f "$install_log" "$programs_ready"
-    echo "test.sh: scripts/install-deps.sh failed (exit status $rc)" >&2
-    exit "$(( rc == 0 ? 1 : rc ))"
+    if [ "$rc" != 0 ]; then
+      echo "test.sh: scripts/install-deps.sh failed (exit status $rc)" >&2
+      exit "$rc"
+    fi
   }
   # The install is this phase's longest path (dpkg works on one core,
   # after the downloads), the compile has slack: the compile yields
@@ -110,19 +113,13 @@ elif [ "$install_deps" = 1 ]; then
   mapfile -t library < <(parts)
   cmake -S . -B "$build" "${library_options[@]}" "${library[@]}" -DPython3_EXECUTABLE="$python"
   nice -n 10 cmake --build "$build" -j "$jobs"
-  while [ ! -e "$programs_ready" ]; do
-    kill -0 "$installing" 2> /dev/null || install_failed
-    sleep 1
-  done
+  # The test programs' packages in, or the install ended without them.
+  while [ ! -e "$programs_ready" ] && kill -0 "$installing" 2> /dev/null; do sleep 1; done
+  [ -e "$programs_ready" ] || finish_install
   mapfile -t programs < <(parts TESTS BENCHMARKS)
   cmake -S . -B "$build" "${library_options[@]}" "${programs[@]}" -DPython3_EXECUTABLE="$python"
   nice -n 10 cmake --build "$build" -j "$jobs"
-  install_rc=0
-  wait "$installing" || install_rc=$?
-  [ "$install_rc" = 0 ] || install_failed
-  trap - EXIT
-  cat "$install_log"
-  rm -f "$install_log" "$programs_ready"
+  finish_install
 fi
 
 # (Another interpreter only where Debian's is missing, once the packages are

@@ -88,26 +88,23 @@ static inline uint32_t rt_oracle_element(const uint32_t state[6], rt_oracle_u128
  * with rt_oracle_cursor_start; any order is correct, in order is fast. */
 typedef struct {
   uint32_t state[6];
-  rt_oracle_u128 block; /* the block `words` holds, valid once `has` */
+  rt_oracle_u128 block; /* the block `words` holds: e / 4 of an element e */
   uint32_t words[4];
-  int has;
 } rt_oracle_cursor;
 
 static inline rt_oracle_cursor rt_oracle_cursor_start(const uint32_t state[6]) {
   rt_oracle_cursor c;
   int i;
   for (i = 0; i < 6; ++i) c.state[i] = state[i];
-  c.block = 0;
-  c.has = 0;
+  c.block = ~(rt_oracle_u128)0; /* no element's block (e / 4 < 2^126) */
   return c;
 }
 
 /* rt_oracle_element(c->state, e). */
 static inline uint32_t rt_oracle_cursor_element(rt_oracle_cursor* c, rt_oracle_u128 e) {
-  if (!c->has || e / 4 != c->block) {
+  if (e / 4 != c->block) {
     rt_oracle_block_of(c->state, e, c->words);
     c->block = e / 4;
-    c->has = 1;
   }
   return c->words[(int)(e % 4)];
 }

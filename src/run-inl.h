@@ -303,29 +303,47 @@ HWY_NOINLINE void ConvertBlockVectors(const K& constants, const uint32_t* words,
 template <class C>
 constexpr bool kPlacesEachVector = C::kGroup == 1 && !C::kFromBlocks && !C::kAfterGroup;
 
-// Copies n bytes from `from`, readable a vector past n, to `to`, writing
-// no byte outside [to, to + n) (a neighbouring row or its padding may be
-// another thread's): whole vectors, then the rest through a masked store
-// where the target has one that writes nothing else (AVX-512), else in
-// words and bytes. No call: inside the run's loop a call would make the
-// compiler save and restore the Philox state's vector registers around it.
+// Copies n >= 1 bytes from `from`, readable a vector past n, to `to`,
+// writing no byte outside [to, to + n) (a neighbouring row or its padding
+// may be another thread's): whole vectors, then the rest through a masked
+// store where the target has one that writes nothing else (AVX-512), else
+// as one more vector, or as moves of the largest power of two up to 16
+// bytes, whose last move ends at n and overlaps the one before (the same
+// bytes again): the rest's size, which changes from row end to row end,
+// costs a few branches, not a loop of words and three more. No call:
+// inside the run's loop a call would make the compiler save and restore
+// the Philox state's vector registers around it.
 HWY_INLINE void CopyPiece(const uint8_t* HWY_RESTRICT from, size_t n, uint8_t* HWY_RESTRICT to) {
   const hn::ScalableTag<uint8_t> d8;
   const size_t V = hn::Lanes(d8);
+#if RANDTENSOR_AVX512
   size_t i = 0;
   for (; i + V <= n; i += V) hn::StoreU(hn::LoadU(d8, from + i), d8, to + i);
-#if RANDTENSOR_AVX512
   if (i < n) hn::BlendedStore(hn::LoadU(d8, from + i), hn::FirstN(d8, n - i), d8, to + i);
 #else
-  const auto move = [&](auto word) __attribute__((always_inline)) {
-    std::memcpy(&word, from + i, sizeof(word));  // constant sizes: moves
-    std::memcpy(to + i, &word, sizeof(word));
-    i += sizeof(word);
+  if (n >= V) {
+    for (size_t i = 0; i + V < n; i += V) hn::StoreU(hn::LoadU(d8, from + i), d8, to + i);
+    hn::StoreU(hn::LoadU(d8, from + n - V), d8, to + n - V);
+    return;
+  }
+  // `word`-sized moves from the start, the last one ending at n (it
+  // overlaps the one before unless n is a multiple of the word).
+  const auto moves = [&](auto word) __attribute__((always_inline)) {
+    const auto move = [&](size_t i) __attribute__((always_inline)) {
+      std::memcpy(&word, from + i, sizeof(word));  // constant sizes: moves
+      std::memcpy(to + i, &word, sizeof(word));
+    };
+    for (size_t i = 0; i + sizeof(word) < n; i += sizeof(word)) move(i);
+    move(n - sizeof(word));
   };
-  while (i + 8 <= n) move(uint64_t{0});
-  if (i + 4 <= n) move(uint32_t{0});
-  if (i + 2 <= n) move(uint16_t{0});
-  if (i < n) move(uint8_t{0});
+  struct Bytes16 {
+    uint64_t half[2];
+  };
+  if (V > 16 && n >= 16) return moves(Bytes16{});
+  if (n >= 8) return moves(uint64_t{0});
+  if (n >= 4) return moves(uint32_t{0});
+  if (n >= 2) return moves(uint16_t{0});
+  moves(uint8_t{0});
 #endif
 }
 

@@ -59,6 +59,7 @@ detail::GenerateKernels KernelsOf() {
   k.vector_elements = convert::VectorElements<C>();
   k.split_elements = convert::SplitElements<C>();
   k.cross_elements = convert::CrossElements<C>();
+  k.spill_elements = convert::SpillElements<C>();
   return k;
 }
 

@@ -122,6 +122,10 @@ struct GenerateKernels {
   // target has masked stores and the kind places each word vector on its
   // own; 0: none.
   uint64_t cross_elements = 0;
+  // Rows at least this long that vectors cross go through `rows` too, where
+  // the kind's crossing vectors spill through L1 and the target copies
+  // their pieces without a branch on the tail's size (AVX-512); 0: none.
+  uint64_t spill_elements = 0;
 };
 
 // Whether rows of `row` elements from a block boundary go through `rows`

@@ -865,6 +865,16 @@ uint64_t CrossElements() {
   return RANDTENSOR_MASKED_STORES ? SplitElements<C>() : 0;
 }
 
+// The shortest rows that vectors may cross and still go through `rows`
+// when C's crossing vectors spill through L1 (GenerateKernels::
+// spill_elements): a vector of blocks' elements where CopyPiece copies a
+// piece's tail in one masked store (AVX-512), so that no copy branches on
+// the tail's size; else 0 (shorter rows are staged).
+template <class C>
+uint64_t SpillElements() {
+  return RANDTENSOR_AVX512 && CrossElements<C>() == 0 ? VectorElements<C>() : 0;
+}
+
 // Rows (GenerateRowsFn): `rows` runs of `row` elements, consecutive in the
 // stream from `first`, run r at dst + r * row_stride elements, as one run
 // of vectors of blocks (ConvertRun with VectorPlaces), so that no row

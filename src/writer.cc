@@ -11,7 +11,9 @@
 //   rows, and short ones that are whole vectors of Philox blocks or whole
 //   hardware vectors that a vector of blocks holds whole, or, on targets
 //   with masked stores, at least a hardware vector long (InPlaceRows,
-//   RowsFromRegisters). Other short rows would pay a partial vector per row,
+//   RowsFromRegisters), and on AVX-512 rows at least a vector of blocks
+//   long whose crossing vectors spill through L1 (spill_elements). Other
+//   short rows would pay a partial vector per row,
 //   so a chunk spanning many rows is generated into an L1 staging buffer and
 //   copied out row by row (streamed where the output is).
 // - Transposed (innermost stride not 1, but another dimension M has stride
@@ -396,16 +398,19 @@ void RunTask(void* context, uint32_t index) {
 // masked stores, rows at least a hardware vector long) from a
 // block boundary (`first`, the stream element of the first), follow each
 // other in the stream, and give each call of the kernel's `rows` at least a
-// long row's elements. Without masked stores, short rows that vectors
-// cross are staged: where branch mispredictions are dear (Zen 3), copying
-// the crossing vectors' pieces out of L1 cost more than the staging copy
-// (benchmarks/RESULTS.md, "The Zen 3 VM").
+// long row's elements; so do rows at least a vector of blocks long that
+// the kind's crossing vectors spill through L1, where the copy of their
+// pieces has no branch on the tail's size (spill_elements: AVX-512).
+// Elsewhere short rows that vectors cross are staged: where branch
+// mispredictions are dear (Zen 3), copying the crossing vectors' pieces out
+// of L1 cost more than the staging copy (docs/kernel-speed.md).
 bool InPlaceRows(const Layout& L, const GenerateKernels& generate, uint64_t first,
                  uint64_t per_block) {
   const uint64_t row = static_cast<uint64_t>(L.sizes[L.rank - 1]);
   if (L.rank == 1 || row >= kDirectRow) return true;
   const uint64_t rows = static_cast<uint64_t>(L.sizes[L.rank - 2]);
-  return generate.rows != nullptr && RowsFromRegisters(generate, row) &&
+  const bool spilled = generate.spill_elements != 0 && row >= generate.spill_elements;
+  return generate.rows != nullptr && (RowsFromRegisters(generate, row) || spilled) &&
          first % per_block == 0 && static_cast<uint64_t>(L.stream_strides[L.rank - 2]) == row &&
          rows * row >= kDirectRow;
 }

@@ -321,29 +321,34 @@ HWY_INLINE void CopyPiece(const uint8_t* HWY_RESTRICT from, size_t n, uint8_t* H
   for (; i + V <= n; i += V) hn::StoreU(hn::LoadU(d8, from + i), d8, to + i);
   if (i < n) hn::BlendedStore(hn::LoadU(d8, from + i), hn::FirstN(d8, n - i), d8, to + i);
 #else
-  if (n >= V) {
-    for (size_t i = 0; i + V < n; i += V) hn::StoreU(hn::LoadU(d8, from + i), d8, to + i);
-    hn::StoreU(hn::LoadU(d8, from + n - V), d8, to + n - V);
-    return;
-  }
-  // `word`-sized moves from the start, the last one ending at n (it
-  // overlaps the one before unless n is a multiple of the word).
-  const auto moves = [&](auto word) __attribute__((always_inline)) {
-    const auto move = [&](size_t i) __attribute__((always_inline)) {
-      std::memcpy(&word, from + i, sizeof(word));  // constant sizes: moves
-      std::memcpy(to + i, &word, sizeof(word));
+  // Moves of `size` bytes from the start (n >= size), the last one ending
+  // at n: it overlaps the one before unless n is a multiple of the size.
+  const auto in_moves = [&](size_t size, auto move) __attribute__((always_inline)) {
+    for (size_t i = 0; i + size < n; i += size) move(i);
+    move(n - size);
+  };
+  // A move of the size of `type` (a constant size: one load, one store).
+  const auto word = [&](auto type) __attribute__((always_inline)) {
+    using W = decltype(type);
+    return [&](size_t i) __attribute__((always_inline)) {
+      W w;
+      std::memcpy(&w, from + i, sizeof(w));
+      std::memcpy(to + i, &w, sizeof(w));
     };
-    for (size_t i = 0; i + sizeof(word) < n; i += sizeof(word)) move(i);
-    move(n - sizeof(word));
   };
   struct Bytes16 {
     uint64_t half[2];
   };
-  if (V > 16 && n >= 16) return moves(Bytes16{});
-  if (n >= 8) return moves(uint64_t{0});
-  if (n >= 4) return moves(uint32_t{0});
-  if (n >= 2) return moves(uint16_t{0});
-  moves(uint8_t{0});
+  if (n >= V) {
+    return in_moves(V, [&](size_t i) __attribute__((always_inline)) {
+      hn::StoreU(hn::LoadU(d8, from + i), d8, to + i);
+    });
+  }
+  if (n >= 16) return in_moves(16, word(Bytes16{}));  // only where V > 16
+  if (n >= 8) return in_moves(8, word(uint64_t{0}));
+  if (n >= 4) return in_moves(4, word(uint32_t{0}));
+  if (n >= 2) return in_moves(2, word(uint16_t{0}));
+  in_moves(1, word(uint8_t{0}));
 #endif
 }
 
@@ -872,7 +877,11 @@ uint64_t CrossElements() {
 // the tail's size; else 0 (shorter rows are staged).
 template <class C>
 uint64_t SpillElements() {
-  return RANDTENSOR_AVX512 && CrossElements<C>() == 0 ? VectorElements<C>() : 0;
+#if RANDTENSOR_AVX512
+  return kPlacesEachVector<C> ? 0 : VectorElements<C>();
+#else
+  return 0;
+#endif
 }
 
 // Rows (GenerateRowsFn): `rows` runs of `row` elements, consecutive in the

@@ -32,17 +32,6 @@ using rt_test::StoreMode;
 
 const PhiloxState kState{{0xfffffffb, 0x01234567, 0x89abcdef, 0xfedcba98, 0x600df00d, 0xc0ffee}};
 
-// A 2-D tensor of `sizes` rows of unit stride, `strides[0]` apart.
-randtensor::TensorDesc RowsDesc(const int64_t (&sizes)[2], const int64_t (&strides)[2],
-                                randtensor::DataType dtype) {
-  randtensor::TensorDesc desc;
-  desc.rank = 2;
-  desc.sizes = sizes;
-  desc.strides = strides;
-  desc.dtype = dtype;
-  return desc;
-}
-
 // Row lengths: whole vectors of blocks on every x86 target (64, 128, 256,
 // 1024 uint32 elements), a block but not a vector (132, 260), neither (129,
 // 250, 257, 1000); short rows, in place where they are whole vectors of
@@ -163,8 +152,9 @@ TEST(Rows, ShortRowsOfWholeVectorsAreGeneratedInPlace) {
           Case{20, 24, 0, crossed(20)}, Case{36, 40, 1, "staged rows"},
           Case{3, 5, 0, staged}, Case{64, 128, 0, "rows", streamed},
           Case{64, 128, 0, staged, streamed, sizeof(uint32_t)}}) {
-      const int64_t sizes[2] = {256, c.row}, strides[2] = {c.stride, 1};
-      randtensor::TensorDesc desc = RowsDesc(sizes, strides, randtensor::DataType::kUint32);
+      const Shape shape{{256, c.row}, {c.stride, 1}};
+      randtensor::TensorDesc desc = rt_test::DescOf(shape);
+      desc.dtype = randtensor::DataType::kUint32;
       desc.byte_offset = c.byte_offset;
       // Storage from a 256-byte boundary, so that only byte_offset
       // misaligns the rows.
@@ -204,9 +194,9 @@ TEST(Rows, ShortRowsThatSpillGoInPlaceOnAvx512) {
     };
     const char* staged = name == "SCALAR" ? "rows" : "staged rows";
     for (const Case& c : {Case{100, 112, avx512 ? "rows" : staged}, Case{36, 40, staged}}) {
-      const int64_t sizes[2] = {256, c.row}, strides[2] = {c.stride, 1};
-      const randtensor::TensorDesc desc =
-          RowsDesc(sizes, strides, randtensor::DataType::kFloat32);
+      const Shape shape{{256, c.row}, {c.stride, 1}};
+      randtensor::TensorDesc desc = rt_test::DescOf(shape);
+      desc.dtype = randtensor::DataType::kFloat32;
       std::vector<float> out(static_cast<size_t>(256 * c.stride));
       randtensor::FillInfo info;
       randtensor::FillOptions options;

@@ -60,6 +60,7 @@ detail::GenerateKernels KernelsOf() {
   k.split_elements = convert::SplitElements<C>();
   k.cross_elements = convert::CrossElements<C>();
   k.spill_elements = convert::SpillElements<C>();
+  k.group_elements = convert::GroupElements<C>();
   return k;
 }
 

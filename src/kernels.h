@@ -126,6 +126,11 @@ struct GenerateKernels {
   // the kind's crossing vectors spill through L1 and the target copies
   // their pieces without a branch on the tail's size (AVX-512); 0: none.
   uint64_t spill_elements = 0;
+  // Elements per group of vectors of blocks that the run driver keeps in
+  // flight together (1 on the scalar target): a run's last vectors short
+  // of a group go one at a time, each waiting on its own chain of rounds,
+  // so the writer's staged runs come in whole groups.
+  uint64_t group_elements = 1;
 };
 
 // Whether rows of `row` elements from a block boundary go through `rows`

@@ -850,6 +850,18 @@ uint64_t VectorElements() {
 #endif
 }
 
+// Elements per group of kBatches vectors of blocks
+// (GenerateKernels::group_elements): ConvertRun's loop makes whole groups
+// with their rounds interleaved and the rest one vector at a time.
+template <class C>
+uint64_t GroupElements() {
+#if HWY_TARGET == HWY_SCALAR
+  return 1;
+#else
+  return kBatches * VectorElements<C>();
+#endif
+}
+
 // Elements per word vector where each has a place of its own
 // (GenerateKernels::split_elements), else 0.
 template <class C>

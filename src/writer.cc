@@ -107,6 +107,15 @@ struct Job {
   int element_size;
   // Elements that fit in the L1 stage (a division: only where a stage is used).
   uint64_t StageElements() const { return kStageBytes / static_cast<uint64_t>(element_size); }
+  // Elements of a staged generate call from stream element `at`: as many as
+  // the stage holds, up to a multiple of the kernel's group of vectors
+  // (GenerateKernels::group_elements) in the stream, so that the calls after
+  // a range's first make whole groups and none but its last ends in vectors
+  // made one at a time.
+  uint64_t StageRun(uint64_t at) const {
+    const uint64_t stage = StageElements(), group = generate->group_elements;
+    return group <= stage ? stage - stage % group - at % group : stage;
+  }
 
   // Range tasks (rows, staged rows, scattered): task k covers local elements
   // [k * task_elements - lead, (k + 1) * task_elements - lead), clamped, so
@@ -272,7 +281,7 @@ void WriteStaged(const Job& job, uint64_t begin, uint64_t end) {
     const bool row_loop = L.rank >= 2 && L.strides[L.rank - 1] == 1 && !job.nontemporal;
     const int64_t row_step = row_loop ? L.strides[L.rank - 2] : 0;  // elements
     for (uint64_t chunk = begin; chunk < end;) {
-      const uint64_t n = std::min(end - chunk, cap);
+      const uint64_t n = std::min(end - chunk, job.StageRun(base + chunk));
       job.Generate(base + chunk, n, stage, false);
       for (uint64_t i = 0; i < n;) {
         const uint64_t rows = row_loop && cur.row_left() == row

@@ -225,6 +225,92 @@ std::string ReferenceTarget() {
   return name;
 }
 
+// A kind of element: its type and distribution.
+struct Kind {
+  randtensor::DataType type;
+  randtensor::Distribution dist;
+};
+
+// Stream elements [offset, offset + n) of `kind`, packed, on the reference
+// target.
+::testing::AssertionResult ReferenceFill(const Kind& kind, uint64_t offset, int64_t n,
+                                         std::vector<uint8_t>* want) {
+  const std::string reference = ReferenceTarget();
+  if (reference.empty()) return ::testing::AssertionFailure() << "no supported target";
+  want->assign(static_cast<size_t>(n) * static_cast<size_t>(randtensor::ElementSize(kind.type)),
+               0);
+  if (!randtensor::SetTarget(reference.c_str()).ok()) {
+    return ::testing::AssertionFailure() << "cannot force " << reference;
+  }
+  randtensor::FillOptions options;
+  options.distribution = kind.dist;
+  options.element_offset = offset;
+  options.threads = 1;
+  randtensor::TensorDesc packed;
+  packed.rank = 1;
+  packed.sizes = &n;
+  packed.dtype = kind.type;
+  PhiloxState out;
+  const bool ok = randtensor::Fill(packed, want->data(), want->size(), kState, &out, options).ok();
+  const bool reset = randtensor::SetTarget("auto").ok();
+  if (!ok) return ::testing::AssertionFailure() << "the reference fill failed";
+  if (!reset) return ::testing::AssertionFailure() << "cannot return to the automatic target";
+  return ::testing::AssertionSuccess();
+}
+
+// `rows` padded rows of `row` elements, stride row + pad, filled from
+// stream element options.element_offset on the current target: row r holds
+// want's elements [r row, (r + 1) row), the padding and the bytes around
+// the tensor keep their 0xA5.
+::testing::AssertionResult PaddedRowsHold(const Kind& kind, const std::vector<uint8_t>& want,
+                                          int64_t rows, int64_t row, int64_t pad,
+                                          randtensor::FillOptions options) {
+  const size_t size = static_cast<size_t>(randtensor::ElementSize(kind.type));
+  const int64_t stride = row + pad;
+  const size_t bytes = static_cast<size_t>((rows - 1) * stride + row) * size;
+  options.distribution = kind.dist;
+  const int64_t sizes[2] = {rows, row}, strides[2] = {stride, 1};
+  randtensor::TensorDesc padded;
+  padded.rank = 2;
+  padded.sizes = sizes;
+  padded.strides = strides;
+  padded.dtype = kind.type;
+  std::vector<uint8_t> got(bytes + 64 + 8, 0xA5);
+  // 64-byte aligned data (vector.data() may not be), guard bytes after it.
+  uint8_t* g = got.data() + (64 - reinterpret_cast<uintptr_t>(got.data()) % 64) % 64;
+  PhiloxState out;
+  if (!randtensor::Fill(padded, g, bytes, kState, &out, options).ok()) {
+    return ::testing::AssertionFailure() << "the fill failed";
+  }
+  const auto where = [&](int64_t r) {
+    return "row " + std::to_string(row) + " pad " + std::to_string(pad) + " offset " +
+           std::to_string(options.element_offset) + " stores " +
+           std::to_string(static_cast<int>(options.stores)) + " threads " +
+           std::to_string(options.threads) + ": row " + std::to_string(r);
+  };
+  for (int64_t r = 0; r < rows; ++r) {
+    const uint8_t* at = g + static_cast<size_t>(r * stride) * size;
+    if (std::memcmp(at, want.data() + static_cast<size_t>(r * row) * size,
+                    static_cast<size_t>(row) * size) != 0) {
+      return ::testing::AssertionFailure() << where(r) << " differs";
+    }
+    const size_t end = r + 1 == rows ? static_cast<size_t>(row) * size + 8
+                                     : static_cast<size_t>(stride) * size;
+    for (size_t b = static_cast<size_t>(row) * size; b < end; ++b) {
+      if (at[b] != 0xA5) return ::testing::AssertionFailure() << where(r) << ": padding written";
+    }
+  }
+  for (const uint8_t* b = got.data(); b < g; ++b) {
+    if (*b != 0xA5) return ::testing::AssertionFailure() << "written before the tensor";
+  }
+  return ::testing::AssertionSuccess();
+}
+
+std::string KindName(const Kind& kind) {
+  return "type " + std::to_string(static_cast<int>(kind.type)) + " distribution " +
+         std::to_string(static_cast<int>(kind.dist.kind));
+}
+
 // Other element types and distributions (one and two words per element,
 // pairs, conversions from L1 and straight from the blocks, 1- to 8-byte
 // elements): every padded row holds the reference target's packed fill of
@@ -233,10 +319,6 @@ std::string ReferenceTarget() {
 TEST(Rows, PaddedRowsOfEveryElementSizeEqualThePackedFill) {
   using randtensor::DataType;
   using randtensor::Distribution;
-  struct Kind {
-    DataType type;
-    Distribution dist;
-  };
   const Kind kinds[] = {{DataType::kFloat32, Distribution::Uniform(0, 1)},
                         {DataType::kFloat32, Distribution::Normal(0, 1)},
                         {DataType::kFloat32, Distribution::Exponential(1.5)},
@@ -259,77 +341,63 @@ TEST(Rows, PaddedRowsOfEveryElementSizeEqualThePackedFill) {
   const int64_t pads[] = {1, 7, 64};
   const uint64_t offsets[] = {0, 1, 3};
   const int64_t rows = 13;
-  const std::string reference = ReferenceTarget();
-  ASSERT_FALSE(reference.empty());
   for (const Kind& kind : kinds) {
-    const size_t size = static_cast<size_t>(randtensor::ElementSize(kind.type));
-    SCOPED_TRACE("type " + std::to_string(static_cast<int>(kind.type)) + " distribution " +
-                 std::to_string(static_cast<int>(kind.dist.kind)));
+    SCOPED_TRACE(KindName(kind));
     for (uint64_t offset : offsets) {
       // Stream elements [offset, offset + 13 * 1000): padded element (r, c)
       // of rows of any length is element r * row + c of this run.
-      const int64_t n = rows * 1000;
-      std::vector<uint8_t> want(static_cast<size_t>(n) * size);
-      {
-        ASSERT_TRUE(randtensor::SetTarget(reference.c_str()).ok());
-        randtensor::FillOptions options;
-        options.distribution = kind.dist;
-        options.element_offset = offset;
-        options.threads = 1;
-        randtensor::TensorDesc packed;
-        packed.rank = 1;
-        packed.sizes = &n;
-        packed.dtype = kind.type;
-        PhiloxState out;
-        ASSERT_TRUE(
-            randtensor::Fill(packed, want.data(), want.size(), kState, &out, options).ok());
-        ASSERT_TRUE(randtensor::SetTarget("auto").ok());
-      }
+      std::vector<uint8_t> want;
+      ASSERT_TRUE(ReferenceFill(kind, offset, rows * 1000, &want));
       rt_test::ForEachSupportedTarget([&](const randtensor::TargetInfo&) {
         for (int64_t row : row_lengths) {
           for (int64_t pad : pads) {
-            const int64_t stride = row + pad;
-            const size_t bytes = static_cast<size_t>((rows - 1) * stride + row) * size;
             for (StoreMode stores : {StoreMode::kRegular, StoreMode::kStreaming}) {
               for (uint32_t threads : {1, 3}) {
                 randtensor::FillOptions options;
-                options.distribution = kind.dist;
                 options.element_offset = offset;
                 options.threads = threads;
                 options.stores = stores;
                 // Tasks of a few rows that start mid-row.
                 options.task_elements = threads == 1 ? 0 : static_cast<uint64_t>(3 * row + 4);
-                const int64_t sizes[2] = {rows, row}, strides[2] = {stride, 1};
-                randtensor::TensorDesc padded;
-                padded.rank = 2;
-                padded.sizes = sizes;
-                padded.strides = strides;
-                padded.dtype = kind.type;
-                std::vector<uint8_t> got(bytes + 64 + 8, 0xA5);
-                // 64-byte aligned data (vector.data() may not be), guard
-                // bytes after it.
-                uint8_t* g = got.data() + (64 - reinterpret_cast<uintptr_t>(got.data()) % 64) % 64;
-                PhiloxState out;
-                ASSERT_TRUE(randtensor::Fill(padded, g, bytes, kState, &out, options).ok());
-                for (int64_t r = 0; r < rows; ++r) {
-                  const uint8_t* at = g + static_cast<size_t>(r * stride) * size;
-                  ASSERT_EQ(std::memcmp(at, want.data() + static_cast<size_t>(r * row) * size,
-                                        static_cast<size_t>(row) * size),
-                            0)
-                      << "row " << row << " pad " << pad << " offset " << offset << " stores "
-                      << static_cast<int>(stores) << " threads " << threads << ": row " << r;
-                  const size_t end = r + 1 == rows ? static_cast<size_t>(row) * size + 8
-                                                   : static_cast<size_t>(stride) * size;
-                  for (size_t b = static_cast<size_t>(row) * size; b < end; ++b) {
-                    ASSERT_EQ(at[b], 0xA5) << "row " << row << " pad " << pad << " offset "
-                                           << offset << ": padding written after row " << r;
-                  }
-                }
-                for (const uint8_t* b = got.data(); b < g; ++b) {
-                  ASSERT_EQ(*b, 0xA5) << "written before the tensor";
-                }
+                ASSERT_TRUE(PaddedRowsHold(kind, want, rows, row, pad, options));
               }
             }
+          }
+        }
+      });
+    }
+  }
+}
+
+// Staged rows many stage runs long (the writer generates them a stage at a
+// time, each run cut to end on a whole group of the kernel's vectors in
+// the stream): from element offsets on and off a group (groups of 6 or 5
+// vectors of blocks: 384 float32 elements on AVX-512, 80 on AVX2, 40 on
+// SSE4), every element size, one and two words per element, and pairs.
+TEST(Rows, StagedRowsOfManyStageRunsEqualThePackedFill) {
+  using randtensor::DataType;
+  using randtensor::Distribution;
+  const Kind kinds[] = {{DataType::kUint32, Distribution()},
+                        {DataType::kFloat32, Distribution::Normal(0, 1)},
+                        {DataType::kFloat16, Distribution::Uniform(-1, 1)},
+                        {DataType::kUint8, Distribution::Bernoulli(0.5)},
+                        {DataType::kFloat64, Distribution::Normal(0, 1)}};
+  const int64_t n = 40000;  // more than two stages of 1-byte elements
+  for (const Kind& kind : kinds) {
+    SCOPED_TRACE(KindName(kind));
+    for (uint64_t offset : {0, 1, 40, 383, 1001}) {
+      std::vector<uint8_t> want;
+      ASSERT_TRUE(ReferenceFill(kind, offset, n, &want));
+      rt_test::ForEachSupportedTarget([&](const randtensor::TargetInfo&) {
+        for (int64_t row : {3, 20, 36}) {
+          for (uint32_t threads : {1, 3}) {
+            randtensor::FillOptions options;
+            options.element_offset = offset;
+            options.threads = threads;
+            options.stores = StoreMode::kRegular;
+            // Tasks that start off a group and mid-row.
+            options.task_elements = threads == 1 ? 0 : 9996;
+            ASSERT_TRUE(PaddedRowsHold(kind, want, n / row, row, 5, options));
           }
         }
       });

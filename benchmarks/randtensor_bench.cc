@@ -672,7 +672,8 @@ void RegisterAll() {
     const DistCase uniform = {"uniform-float32", DataType::kFloat32,
                               randtensor::Distribution::Uniform(0, 1)};
     // Normals are made in pairs, so their word vectors are not placed one
-    // by one: rows that vectors cross spill through L1 on every target.
+    // by one: rows that vectors cross spill through L1, or are staged where
+    // short (src/writer.cc, InPlaceRows).
     const DistCase normal = {"normal-float32", DataType::kFloat32,
                              randtensor::Distribution::Normal(0, 1)};
     std::vector<std::pair<DistCase, RowShape>> row_cases;

@@ -246,9 +246,8 @@ struct Kind {
   options.distribution = kind.dist;
   options.element_offset = offset;
   options.threads = 1;
-  randtensor::TensorDesc packed;
-  packed.rank = 1;
-  packed.sizes = &n;
+  const Shape shape{{n}, {1}};
+  randtensor::TensorDesc packed = rt_test::DescOf(shape);
   packed.dtype = kind.type;
   PhiloxState out;
   const bool ok = randtensor::Fill(packed, want->data(), want->size(), kState, &out, options).ok();
@@ -269,11 +268,8 @@ struct Kind {
   const int64_t stride = row + pad;
   const size_t bytes = static_cast<size_t>((rows - 1) * stride + row) * size;
   options.distribution = kind.dist;
-  const int64_t sizes[2] = {rows, row}, strides[2] = {stride, 1};
-  randtensor::TensorDesc padded;
-  padded.rank = 2;
-  padded.sizes = sizes;
-  padded.strides = strides;
+  const Shape shape{{rows, row}, {stride, 1}};
+  randtensor::TensorDesc padded = rt_test::DescOf(shape);
   padded.dtype = kind.type;
   std::vector<uint8_t> got(bytes + 64 + 8, 0xA5);
   // 64-byte aligned data (vector.data() may not be), guard bytes after it.
@@ -373,31 +369,56 @@ TEST(Rows, PaddedRowsOfEveryElementSizeEqualThePackedFill) {
 // time, each run cut to end on a whole group of the kernel's vectors in
 // the stream): from element offsets on and off a group (groups of 6 or 5
 // vectors of blocks: 384 float32 elements on AVX-512, 80 on AVX2, 40 on
-// SSE4), every element size, one and two words per element, and pairs.
-TEST(Rows, StagedRowsOfManyStageRunsEqualThePackedFill) {
+// SSE4), one thread and tasks that start off a group and mid-row. Bits
+// against the oracle; every element size, two words per element and pairs
+// against the packed fill, as above.
+TEST(Rows, StagedRowsOfManyStageRunsEqualTheOracleAndThePackedFill) {
   using randtensor::DataType;
   using randtensor::Distribution;
-  const Kind kinds[] = {{DataType::kUint32, Distribution()},
-                        {DataType::kFloat32, Distribution::Normal(0, 1)},
+  const Kind kinds[] = {{DataType::kFloat32, Distribution::Normal(0, 1)},
                         {DataType::kFloat16, Distribution::Uniform(-1, 1)},
                         {DataType::kUint8, Distribution::Bernoulli(0.5)},
                         {DataType::kFloat64, Distribution::Normal(0, 1)}};
   const int64_t n = 40000;  // more than two stages of 1-byte elements
+  const int64_t pad = 5;
+  const uint64_t offsets[] = {0, 1, 40, 383, 1001};
+  const int64_t row_lengths[] = {3, 20, 36};
+  const uint32_t thread_counts[] = {1, 3};
+  const auto options_of = [](uint64_t offset, uint32_t threads) {
+    randtensor::FillOptions options;
+    options.element_offset = offset;
+    options.threads = threads;
+    options.stores = StoreMode::kRegular;
+    options.task_elements = threads == 1 ? 0 : 9996;
+    return options;
+  };
+  rt_test::ForEachSupportedTarget([&](const randtensor::TargetInfo&) {
+    for (uint64_t offset : offsets) {
+      for (int64_t row : row_lengths) {
+        for (uint32_t threads : thread_counts) {
+          const randtensor::FillOptions options = options_of(offset, threads);
+          FillCase c;
+          c.shape = Shape{{n / row, row}, {row + pad, 1}};
+          c.state = kState;
+          c.element_offset = offset;
+          c.threads = threads;
+          c.stores = options.stores;
+          c.task_elements = options.task_elements;
+          ASSERT_TRUE(rt_test::CheckFill(c));
+        }
+      }
+    }
+  });
   for (const Kind& kind : kinds) {
     SCOPED_TRACE(KindName(kind));
-    for (uint64_t offset : {0, 1, 40, 383, 1001}) {
+    for (uint64_t offset : offsets) {
       std::vector<uint8_t> want;
       ASSERT_TRUE(ReferenceFill(kind, offset, n, &want));
       rt_test::ForEachSupportedTarget([&](const randtensor::TargetInfo&) {
-        for (int64_t row : {3, 20, 36}) {
-          for (uint32_t threads : {1, 3}) {
-            randtensor::FillOptions options;
-            options.element_offset = offset;
-            options.threads = threads;
-            options.stores = StoreMode::kRegular;
-            // Tasks that start off a group and mid-row.
-            options.task_elements = threads == 1 ? 0 : 9996;
-            ASSERT_TRUE(PaddedRowsHold(kind, want, n / row, row, 5, options));
+        for (int64_t row : row_lengths) {
+          for (uint32_t threads : thread_counts) {
+            ASSERT_TRUE(
+                PaddedRowsHold(kind, want, n / row, row, pad, options_of(offset, threads)));
           }
         }
       });

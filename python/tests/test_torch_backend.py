@@ -498,32 +498,6 @@ def test_added_distributions_and_random_overloads_match_an_h100():
     assert not problems, "\n".join(problems)
 
 
-def test_tensors_past_31_bit_offsets_replay_pytorchs_split_launches():
-    """Past 2^31 - 1 bytes PyTorch CUDA launches a tensor in 32-bit-indexed
-    parts, each at the offset the previous left: the recorded GPU's values
-    (SHA-256 of 2 GiB each; normals: samples within the usual bound) and
-    offsets, under the recording's geometry."""
-    sys.path.insert(0, os.path.join(ROOT, "tests", "reference", "torch_backend"))
-    import record_split_launches as split  # noqa: E402
-    with open(os.path.join(BACKEND_RECORDED, "split_launches.json")) as f:
-        data = json.load(f)
-    env = data["env"]
-    largest = max(c["n"] * torch.empty(0, dtype=split.DT[c["dtype"]]).element_size()
-                  for c in data["cases"])
-    buffer = torch.empty(largest, dtype=torch.uint8)
-    with rt.installed(order="torch_cuda", gpu=(env["sm_count"], env["threads_per_sm"])):
-        for case in data["cases"]:
-            torch.manual_seed(env["seed"])
-            x = split.fill(buffer, case["op"], case["dtype"], case["n"])
-            assert rt.get_offset() == case["offset_after"], case
-            if case["op"] == "normal_":
-                got = x[torch.tensor(split.sample_indices(case["n"]))].double().numpy()
-                want = np.array([float.fromhex(v) for v in case["samples"]])
-                assert _normal_close(got, want, case["dtype"], 1.0).all(), case
-            else:
-                assert split.sha256(x) == case["sha256"], case
-
-
 def test_first_touch_advice_never_changes_values():
     """20 MiB fills (past the advice threshold) with and without huge pages,
     on one thread (pages faulted in before the fill) and on two."""

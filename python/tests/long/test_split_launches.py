@@ -1,0 +1,53 @@
+"""Tensors past 2^31 - 1 bytes, which PyTorch CUDA launches in 32-bit-indexed
+parts: order="torch_cuda" against the H100's recording
+(tests/reference/torch_backend/record_split_launches.py). Label "long" (CI
+runs it, `scripts/test.sh --long`): each case fills 2 GiB, whose first touch
+is most of the test's time in a VM."""
+import json
+import os
+import sys
+
+import numpy as np
+import pytest
+
+if os.environ.get("RANDTENSOR_REQUIRE_TORCH"):
+    import torch
+else:
+    torch = pytest.importorskip("torch")
+
+import randtensor.torch as rt  # noqa: E402
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, os.pardir, os.pardir)
+REFERENCE = os.path.join(ROOT, "tests", "reference", "torch_backend")
+sys.path.insert(0, REFERENCE)
+import record_split_launches as split  # noqa: E402
+
+# The recording's normals are float64: the GPU's and randtensor's agree to
+# this relative bound (test_torch_backend.py's _normal_close, float64).
+FLOAT64_NORMAL_BOUND = 1e-13
+
+
+def test_tensors_past_31_bit_offsets_replay_pytorchs_split_launches():
+    """Each part starts at the offset the previous left: the recorded GPU's
+    values (SHA-256 of 2 GiB each; normals: samples within the bound above)
+    and offsets, under the recording's geometry."""
+    with open(os.path.join(REFERENCE, "recorded", "split_launches.json")) as f:
+        data = json.load(f)
+    env = data["env"]
+    assert [(c["op"], c["dtype"], c["n"]) for c in data["cases"]] == split.CASES
+    largest = max(c["n"] * torch.empty(0, dtype=split.DT[c["dtype"]]).element_size()
+                  for c in data["cases"])
+    buffer = torch.empty(largest, dtype=torch.uint8)
+    with rt.installed(order="torch_cuda", gpu=(env["sm_count"], env["threads_per_sm"])):
+        for case in data["cases"]:
+            torch.manual_seed(env["seed"])
+            x = split.fill(buffer, case["op"], case["dtype"], case["n"])
+            assert rt.get_offset() == case["offset_after"], case
+            if case["op"] == "normal_":
+                assert case["dtype"] == "float64"
+                got = x[torch.tensor(split.sample_indices(case["n"]))].double().numpy()
+                want = np.array([float.fromhex(v) for v in case["samples"]])
+                close = np.abs(got - want) <= FLOAT64_NORMAL_BOUND * np.maximum(np.abs(want), 1.0)
+                assert close.all(), case
+            else:
+                assert split.sha256(x) == case["sha256"], case

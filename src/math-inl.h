@@ -370,16 +370,13 @@ HWY_INLINE float FmaFloatScalar(float a, float b, float c) {
   return static_cast<float>(s);
 }
 
+#if !RANDTENSOR_FMA && HWY_TARGET != HWY_SCALAR
+// FmaFloatScalar on each half in double lanes: FmaF's exact path on targets
+// without FMA (SSE4), which it takes only where its double sum is doubtful.
+// Inline: out of line, the call's clobbered registers cost SSE4's uniform
+// floats 2% (docs/kernel-speed.md, "The float normals on SSE4").
 template <class DF, class V = hn::Vec<DF>>
-HWY_INLINE V FmaF(DF df, V a, V b, V c) {
-#if RANDTENSOR_FMA
-  (void)df;
-  return hn::MulAdd(a, b, c);
-#elif HWY_TARGET == HWY_SCALAR
-  (void)df;
-  return hn::Set(df, FmaFloatScalar(hn::GetLane(a), hn::GetLane(b), hn::GetLane(c)));
-#else
-  // FmaFloatScalar on each half in double lanes (no FMA: SSE4).
+HWY_INLINE V FmaFRoundedToOdd(DF df, V a, V b, V c) {
   const hn::Half<DF> dh;
   const hn::Rebind<double, decltype(dh)> dd;
   const auto half = [&](hn::Vec<decltype(dh)> x, hn::Vec<decltype(dh)> y,
@@ -389,6 +386,43 @@ HWY_INLINE V FmaF(DF df, V a, V b, V c) {
   };
   return hn::Combine(df, half(hn::UpperHalf(dh, a), hn::UpperHalf(dh, b), hn::UpperHalf(dh, c)),
                      half(hn::LowerHalf(dh, a), hn::LowerHalf(dh, b), hn::LowerHalf(dh, c)));
+}
+#endif
+
+template <class DF, class V = hn::Vec<DF>>
+HWY_INLINE V FmaF(DF df, V a, V b, V c) {
+#if RANDTENSOR_FMA
+  (void)df;
+  return hn::MulAdd(a, b, c);
+#elif HWY_TARGET == HWY_SCALAR
+  (void)df;
+  return hn::Set(df, FmaFloatScalar(hn::GetLane(a), hn::GetLane(b), hn::GetLane(c)));
+#else
+  // a b + c in double lanes: a b exact, the sum s rounded once. Rounding s
+  // to float rounds a b + c once unless s is a midpoint of floats: the
+  // midpoints are doubles and rounding is monotone, so a b + c and s are on
+  // one side of every other midpoint. Midpoints of normal floats are the
+  // doubles whose low 29 significand bits are 1 and 28 zeros; below 2^-126
+  // (subnormal floats, and 0) they lie elsewhere. Where any lane is such a
+  // doubtful s, the vector takes the exact path (FmaFRoundedToOdd).
+  const hn::Half<DF> dh;
+  const hn::Rebind<double, decltype(dh)> dd;
+  const hn::RebindToUnsigned<decltype(dd)> du;
+  const auto sum = [&](hn::Vec<decltype(dh)> x, hn::Vec<decltype(dh)> y,
+                       hn::Vec<decltype(dh)> z) {
+    return hn::Add(hn::Mul(hn::PromoteTo(dd, x), hn::PromoteTo(dd, y)), hn::PromoteTo(dd, z));
+  };
+  const auto doubtful = [&](hn::Vec<decltype(dd)> s) {
+    const auto low = hn::And(hn::BitCast(du, s), hn::Set(du, 0x1FFFFFFFull));
+    return hn::Or(hn::RebindMask(dd, hn::Eq(low, hn::Set(du, 0x10000000ull))),
+                  hn::Lt(hn::Abs(s), hn::Set(dd, 0x1p-126)));
+  };
+  const auto s_lo = sum(hn::LowerHalf(dh, a), hn::LowerHalf(dh, b), hn::LowerHalf(dh, c));
+  const auto s_hi = sum(hn::UpperHalf(dh, a), hn::UpperHalf(dh, b), hn::UpperHalf(dh, c));
+  if (HWY_UNLIKELY(!hn::AllFalse(dd, hn::Or(doubtful(s_lo), doubtful(s_hi))))) {
+    return FmaFRoundedToOdd(df, a, b, c);
+  }
+  return hn::Combine(df, hn::DemoteTo(dh, s_hi), hn::DemoteTo(dh, s_lo));
 #endif
 }
 

@@ -38,7 +38,7 @@ namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
 // out[i] = FmaD(a[i], b[i], c[i]) in this target's vectors (n a multiple of
-// 8); returns the target that ran.
+// the widest vector's lanes); returns the target that ran.
 int64_t FmaOfArrays(const double* a, const double* b, const double* c, double* out, size_t n) {
   const hn::ScalableTag<double> dd;
   for (size_t i = 0; i < n; i += hn::Lanes(dd)) {
@@ -48,7 +48,7 @@ int64_t FmaOfArrays(const double* a, const double* b, const double* c, double* o
   return HWY_TARGET;
 }
 
-// out[i] = FmaF(a[i], b[i], c[i]), as FmaOfArrays (n a multiple of 16).
+// out[i] = FmaF(a[i], b[i], c[i]), as FmaOfArrays.
 int64_t FmaFOfArrays(const float* a, const float* b, const float* c, float* out, size_t n) {
   const hn::ScalableTag<float> df;
   for (size_t i = 0; i < n; i += hn::Lanes(df)) {
@@ -82,6 +82,10 @@ uint32_t Bits(float x) {
   std::memcpy(&b, &x, 4);
   return b;
 }
+
+// The cases fill whole vectors of every target: SVE's widest, 2048 bits,
+// holds 64 floats.
+constexpr size_t kWidestLanes = 64;
 
 template <typename T>
 struct Cases {
@@ -170,7 +174,7 @@ Cases<double> MakeCases() {
   k.Add(1e200, 1e200, 1.0);
   k.Add(3.0, 1e-310, 2e-310);
   k.Add(1e308, 10.0, -1e308);
-  while (k.a.size() % 8 != 0) k.Add(1.0, 1.0, 1.0);
+  while (k.a.size() % kWidestLanes != 0) k.Add(1.0, 1.0, 1.0);
   return k;
 }
 
@@ -225,7 +229,7 @@ Cases<float> MakeCasesF() {
       k.Add(x, 3.0f, 1.25f);
     }
   }
-  while (k.a.size() % 16 != 0) k.Add(1.0f, 1.0f, 1.0f);
+  while (k.a.size() % kWidestLanes != 0) k.Add(1.0f, 1.0f, 1.0f);
   return k;
 }
 

@@ -884,15 +884,20 @@ uint64_t CrossElements() {
 
 // The shortest rows that vectors may cross and still go through `rows`
 // when C's crossing vectors spill through L1 (GenerateKernels::
-// spill_elements): a vector of blocks' elements where CopyPiece copies a
-// piece's tail in one masked store (AVX-512), so that no copy branches on
-// the tail's size; else 0 (shorter rows are staged).
+// spill_elements); shorter rows are staged. A vector of blocks' elements
+// where CopyPiece copies a piece's tail in one masked store (AVX-512), so
+// that no copy branches on the tail's size; elsewhere a group of vectors
+// (GroupElements), at most about one spill per group: spills every vector
+// or two cost more than staging (docs/kernel-speed.md, "Rows that vectors
+// cross without masked stores").
 template <class C>
 uint64_t SpillElements() {
 #if RANDTENSOR_AVX512
   return kPlacesEachVector<C> ? 0 : VectorElements<C>();
+#elif HWY_TARGET == HWY_SCALAR
+  return 0;  // any rows go through `rows`, in chunks through L1
 #else
-  return 0;
+  return GroupElements<C>();
 #endif
 }
 

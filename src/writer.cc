@@ -11,8 +11,9 @@
 //   rows, and short ones that are whole vectors of Philox blocks or whole
 //   hardware vectors that a vector of blocks holds whole, or, on targets
 //   with masked stores, at least a hardware vector long (InPlaceRows,
-//   RowsFromRegisters), and on AVX-512 rows at least a vector of blocks
-//   long whose crossing vectors spill through L1 (spill_elements). Other
+//   RowsFromRegisters), and rows long enough that their crossing vectors
+//   spill through L1 (spill_elements: a vector of blocks on AVX-512, a
+//   group of vectors elsewhere). Other
 //   short rows would pay a partial vector per row,
 //   so a chunk spanning many rows is generated into an L1 staging buffer and
 //   copied out row by row (streamed where the output is).
@@ -407,12 +408,12 @@ void RunTask(void* context, uint32_t index) {
 // masked stores, rows at least a hardware vector long) from a
 // block boundary (`first`, the stream element of the first), follow each
 // other in the stream, and give each call of the kernel's `rows` at least a
-// long row's elements; so do rows at least a vector of blocks long that
-// the kind's crossing vectors spill through L1, where the copy of their
-// pieces has no branch on the tail's size (spill_elements: AVX-512).
-// Elsewhere short rows that vectors cross are staged: where branch
-// mispredictions are dear (Zen 3), copying the crossing vectors' pieces out
-// of L1 cost more than the staging copy (docs/kernel-speed.md).
+// long row's elements; so do rows long enough that the kind's crossing
+// vectors, spilled through L1, cost less than staging (spill_elements: a
+// vector of blocks on AVX-512, whose copy of the pieces has no branch on
+// the tail's size; a group of vectors elsewhere). Shorter rows that vectors cross are
+// staged: a spill every vector or two, its pieces copied out of L1, cost
+// more than the staging copy (docs/kernel-speed.md).
 bool InPlaceRows(const Layout& L, const GenerateKernels& generate, uint64_t first,
                  uint64_t per_block) {
   const uint64_t row = static_cast<uint64_t>(L.sizes[L.rank - 1]);

@@ -180,24 +180,26 @@ TEST(Rows, ShortRowsOfWholeVectorsAreGeneratedInPlace) {
 
 // Kinds whose word vectors are not placed one by one (normals, made in
 // pairs) spill the vectors that cross a row end through L1: their short
-// rows at least a vector of blocks long (64 floats on AVX-512) go in place
-// on AVX-512, whose copy of a piece's tail is one masked store; shorter
-// ones, and short rows on the targets whose copy branches on the tail's
-// size, are staged (the scalar target takes short rows in place).
-TEST(Rows, ShortRowsThatSpillGoInPlaceOnAvx512) {
+// rows go in place where long enough that the spills cost less than
+// staging: a vector of blocks on AVX-512, whose copy of a piece's tail is
+// one masked store (64 float32 elements: a block per 32-bit lane), a group
+// of vectors elsewhere (a block per 64-bit lane: 5 vectors of 16 on AVX2,
+// of 8 on SSE4; 6 of 8 on NEON); shorter ones are staged. The scalar target
+// takes short rows in place; rows of 128 and more always go in place.
+TEST(Rows, ShortRowsThatSpillGoInPlaceWhereLongEnough) {
   rt_test::ForEachSupportedTarget([](const randtensor::TargetInfo& target) {
     const std::string name = target.name;
     const bool avx512 = name.rfind("AVX3", 0) == 0;
-    struct Case {
-      int64_t row, stride;
-      const char* strategy;
+    const int64_t group = name == "AVX2" || name == "SSE4" ? 5 : 6;
+    const int64_t shortest = avx512 ? 4 * int64_t{target.lanes} : group * 2 * int64_t{target.lanes};
+    const auto expected = [&](int64_t row) {
+      return name == "SCALAR" || row >= shortest || row >= 128 ? "rows" : "staged rows";
     };
-    const char* staged = name == "SCALAR" ? "rows" : "staged rows";
-    for (const Case& c : {Case{100, 112, avx512 ? "rows" : staged}, Case{36, 40, staged}}) {
-      const Shape shape{{256, c.row}, {c.stride, 1}};
+    for (const int64_t row : {100, 72, 36}) {
+      const Shape shape{{256, row}, {row + 12, 1}};
       randtensor::TensorDesc desc = rt_test::DescOf(shape);
       desc.dtype = randtensor::DataType::kFloat32;
-      std::vector<float> out(static_cast<size_t>(256 * c.stride));
+      std::vector<float> out(static_cast<size_t>(256 * (row + 12)));
       randtensor::FillInfo info;
       randtensor::FillOptions options;
       options.distribution = randtensor::Distribution::Normal(0, 1);
@@ -207,8 +209,8 @@ TEST(Rows, ShortRowsThatSpillGoInPlaceOnAvx512) {
       ASSERT_TRUE(
           randtensor::Fill(desc, out.data(), out.size() * sizeof(float), kState, &next, options)
               .ok());
-      EXPECT_STREQ(info.strategy, c.strategy)
-          << name << ": normal float32 rows of " << c.row << ", stride " << c.stride;
+      EXPECT_STREQ(info.strategy, expected(row))
+          << name << ": normal float32 rows of " << row << ", stride " << row + 12;
     }
   });
 }

@@ -888,8 +888,8 @@ uint64_t CrossElements() {
 // where CopyPiece copies a piece's tail in one masked store (AVX-512), so
 // that no copy branches on the tail's size; elsewhere a group of vectors
 // (GroupElements), at most about one spill per group: spills every vector
-// or two cost more than staging (docs/kernel-speed.md, "Rows that vectors
-// cross without masked stores").
+// or two cost more than staging (docs/kernel-speed.md, "How the kernel
+// reaches its bound").
 template <class C>
 uint64_t SpillElements() {
 #if RANDTENSOR_AVX512

@@ -886,16 +886,19 @@ uint64_t CrossElements() {
 // when C's crossing vectors spill through L1 (GenerateKernels::
 // spill_elements); shorter rows are staged. A vector of blocks' elements
 // where CopyPiece copies a piece's tail in one masked store (AVX-512), so
-// that no copy branches on the tail's size; elsewhere a group of vectors
-// (GroupElements), at most about one spill per group: spills every vector
-// or two cost more than staging (docs/kernel-speed.md, "How the kernel
+// that no copy branches on the tail's size; a group of vectors
+// (GroupElements) on the other targets with fused multiply-adds, at most
+// about one spill per group: spills every vector or two cost more than
+// staging. None on SSE4, whose float kinds emulate their multiply-adds:
+// its uniform floats spilled in rows of 68-84 ran at 0.81-0.84 of the
+// packed fill against 0.93 staged (docs/kernel-speed.md, "How the kernel
 // reaches its bound").
 template <class C>
 uint64_t SpillElements() {
 #if RANDTENSOR_AVX512
   return kPlacesEachVector<C> ? 0 : VectorElements<C>();
-#elif HWY_TARGET == HWY_SCALAR
-  return 0;  // any rows go through `rows`, in chunks through L1
+#elif HWY_TARGET == HWY_SCALAR || !RANDTENSOR_FMA
+  return 0;  // SCALAR takes any rows through `rows`; SSE4 stages them
 #else
   return GroupElements<C>();
 #endif

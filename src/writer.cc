@@ -13,7 +13,7 @@
 //   with masked stores, at least a hardware vector long (InPlaceRows,
 //   RowsFromRegisters), and rows long enough that their crossing vectors
 //   spill through L1 (spill_elements: a vector of blocks on AVX-512, a
-//   group of vectors elsewhere). Other
+//   group of vectors on AVX2, NEON and SVE). Other
 //   short rows would pay a partial vector per row,
 //   so a chunk spanning many rows is generated into an L1 staging buffer and
 //   copied out row by row (streamed where the output is).
@@ -411,7 +411,7 @@ void RunTask(void* context, uint32_t index) {
 // long row's elements; so do rows long enough that the kind's crossing
 // vectors, spilled through L1, cost less than staging (spill_elements: a
 // vector of blocks on AVX-512, whose copy of the pieces has no branch on
-// the tail's size; a group of vectors elsewhere). Shorter rows that vectors cross are
+// the tail's size; a group of vectors on AVX2, NEON and SVE; none on SSE4). Shorter rows that vectors cross are
 // staged: a spill every vector or two, its pieces copied out of L1, cost
 // more than the staging copy (docs/kernel-speed.md).
 bool InPlaceRows(const Layout& L, const GenerateKernels& generate, uint64_t first,

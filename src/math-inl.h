@@ -373,8 +373,8 @@ HWY_INLINE float FmaFloatScalar(float a, float b, float c) {
 #if !RANDTENSOR_FMA && HWY_TARGET != HWY_SCALAR
 // FmaFloatScalar on each half in double lanes: FmaF's exact path on targets
 // without FMA (SSE4), which it takes only where its double sum is doubtful.
-// Inline: out of line, the call's clobbered registers cost SSE4's uniform
-// floats 2% (docs/kernel-speed.md, "The float normals on SSE4").
+// Inline: out of line, the registers its call clobbers slowed SSE4's
+// uniform floats (docs/kernel-speed.md, "The float normals on SSE4").
 template <class DF, class V = hn::Vec<DF>>
 HWY_INLINE V FmaFRoundedToOdd(DF df, V a, V b, V c) {
   const hn::Half<DF> dh;

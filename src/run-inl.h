@@ -890,9 +890,9 @@ uint64_t CrossElements() {
 // (GroupElements) on the other targets with fused multiply-adds, at most
 // about one spill per group: spills every vector or two cost more than
 // staging. None on SSE4, whose float kinds emulate their multiply-adds:
-// its uniform floats spilled in rows of 68-84 ran at 0.81-0.84 of the
-// packed fill against 0.93 staged (docs/kernel-speed.md, "How the kernel
-// reaches its bound").
+// with those in the spills' loop, its uniform floats ran slower spilled
+// than staged even in rows of several groups (docs/kernel-speed.md, "How
+// the kernel reaches its bound").
 template <class C>
 uint64_t SpillElements() {
 #if RANDTENSOR_AVX512

@@ -411,9 +411,10 @@ void RunTask(void* context, uint32_t index) {
 // long row's elements; so do rows long enough that the kind's crossing
 // vectors, spilled through L1, cost less than staging (spill_elements: a
 // vector of blocks on AVX-512, whose copy of the pieces has no branch on
-// the tail's size; a group of vectors on AVX2, NEON and SVE; none on SSE4). Shorter rows that vectors cross are
-// staged: a spill every vector or two, its pieces copied out of L1, cost
-// more than the staging copy (docs/kernel-speed.md).
+// the tail's size; a group of vectors on AVX2, NEON and SVE; none on
+// SSE4). Shorter rows that vectors cross are staged: a spill every vector
+// or two, its pieces copied out of L1, cost more than the staging copy
+// (docs/kernel-speed.md).
 bool InPlaceRows(const Layout& L, const GenerateKernels& generate, uint64_t first,
                  uint64_t per_block) {
   const uint64_t row = static_cast<uint64_t>(L.sizes[L.rank - 1]);

@@ -681,7 +681,8 @@ void RegisterAll() {
       for (const RowShape& shape : {RowShape{1024, 256, 272}, RowShape{1024, 250, 272},
                                     RowShape{4096, 32, 40}, RowShape{4096, 64, 80},
                                     RowShape{1024, 240, 272}, RowShape{4096, 36, 40},
-                                    RowShape{2048, 68, 76}, RowShape{2048, 84, 92}, RowShape{1024, 100, 112}}) {
+                                    RowShape{2048, 68, 76}, RowShape{2048, 84, 92},
+                                    RowShape{1024, 100, 112}}) {
         row_cases.push_back({c, shape});
       }
     }

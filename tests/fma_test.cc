@@ -95,6 +95,21 @@ struct Cases {
     b.push_back(y);
     c.push_back(z);
   }
+  // Zeros of either sign in each operand, and c = 0 (the product rounded,
+  // zero signs by IEEE).
+  void AddZeros() {
+    for (T z : {T(0), -T(0)}) {
+      for (T x : {T(0), -T(0), T(1.5), T(-1.5)}) {
+        Add(x, 2, z);
+        Add(2, x, z);
+        Add(x, 3, T(1.25));
+      }
+    }
+  }
+  // Ones up to whole vectors of the widest target.
+  void PadToWholeVectors() {
+    while (a.size() % kWidestLanes != 0) Add(1, 1, 1);
+  }
 };
 
 // Each target's fma of every case (`run` calls a *OfArrays through the
@@ -160,21 +175,14 @@ Cases<double> MakeCases() {
         break;
     }
   }
-  // Zeros of either sign, and c = 0 (the product rounded, zero signs by IEEE).
-  for (double z : {0.0, -0.0}) {
-    for (double x : {0.0, -0.0, 1.5, -1.5}) {
-      k.Add(x, 2.0, z);
-      k.Add(2.0, x, z);
-      k.Add(x, 3.0, 1.25);
-    }
-  }
+  k.AddZeros();
   // Outside the emulation's range: the C library computes these.
   k.Add(1e300, 1e10, -1e308);
   k.Add(1e-300, 1e-300, 1e-310);
   k.Add(1e200, 1e200, 1.0);
   k.Add(3.0, 1e-310, 2e-310);
   k.Add(1e308, 10.0, -1e308);
-  while (k.a.size() % kWidestLanes != 0) k.Add(1.0, 1.0, 1.0);
+  k.PadToWholeVectors();
   return k;
 }
 
@@ -221,15 +229,8 @@ Cases<float> MakeCasesF() {
     k.Add(sign * std::ldexp(1.0f + 0x1p-23f, -75), std::ldexp(1.0f - 0x1p-23f, -75),
           sign * std::ldexp(m, -149));
   }
-  // Zeros of either sign, and c = 0.
-  for (float z : {0.0f, -0.0f}) {
-    for (float x : {0.0f, -0.0f, 1.5f, -1.5f}) {
-      k.Add(x, 2.0f, z);
-      k.Add(2.0f, x, z);
-      k.Add(x, 3.0f, 1.25f);
-    }
-  }
-  while (k.a.size() % kWidestLanes != 0) k.Add(1.0f, 1.0f, 1.0f);
+  k.AddZeros();
+  k.PadToWholeVectors();
   return k;
 }
 

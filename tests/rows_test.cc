@@ -185,23 +185,20 @@ TEST(Rows, ShortRowsOfWholeVectorsAreGeneratedInPlace) {
 // one masked store (64 float32 elements: a block per 32-bit lane), a group
 // of vectors on the other targets with fused multiply-adds (a block per
 // 64-bit lane: 5 vectors of 16 on AVX2, 6 of 8 on NEON); shorter ones, and
-// SSE4's, are staged. The scalar target takes short rows in place; rows of
-// 128 and more always go in place.
+// SSE4's, are staged. The scalar target takes short rows in place. The
+// rows, 4 elements past a multiple of 8, are whole vectors of blocks on no
+// target (8 to 128 elements).
 TEST(Rows, ShortRowsThatSpillGoInPlaceWhereLongEnough) {
   rt_test::ForEachSupportedTarget([](const randtensor::TargetInfo& target) {
     const std::string name = target.name;
-    const bool avx512 = name.rfind("AVX3", 0) == 0;
-    const int64_t group = name == "AVX2" ? 5 : 6;
-    const int64_t shortest = avx512          ? 4 * int64_t{target.lanes}
-                             : name == "SSE4" ? 128
-                                              : group * 2 * int64_t{target.lanes};
-    const int64_t vector_of_blocks = (avx512 ? 4 : 2) * int64_t{target.lanes};
+    const int64_t lanes = target.lanes;
+    const int64_t shortest = name.rfind("AVX3", 0) == 0 ? 4 * lanes
+                             : name == "SSE4"          ? INT64_MAX
+                             : name == "AVX2"          ? 5 * 2 * lanes
+                                                       : 6 * 2 * lanes;
     const auto expected = [&](int64_t row) {
-      const bool whole_vectors = vector_of_blocks != 0 && row % vector_of_blocks == 0;
-      return name == "SCALAR" || whole_vectors || row >= shortest || row >= 128 ? "rows"
-                                                                                : "staged rows";
+      return name == "SCALAR" || row >= shortest ? "rows" : "staged rows";
     };
-    // No row here is whole vectors of blocks on x86 (8, 16 or 64 elements).
     for (const int64_t row : {100, 76, 36}) {
       const Shape shape{{256, row}, {row + 12, 1}};
       randtensor::TensorDesc desc = rt_test::DescOf(shape);

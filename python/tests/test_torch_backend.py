@@ -29,6 +29,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import philox_reference as ref  # noqa: E402
 from digest import sha256_hex  # noqa: E402
+from gpu_normals import normal_close  # noqa: E402
 
 ROOT = os.path.join(HERE, os.pardir, os.pardir)
 RECORDED = os.path.join(ROOT, "tests", "reference", "torch_cuda", "recorded")
@@ -116,15 +117,6 @@ def _recording():
     return data["env"], data["calls"], np.load(os.path.join(RECORDED, "torch_cuda_order.npz"))
 
 
-def _normal_close(got, want, dtype, std):
-    """A GPU's normals use __sincosf (within 3.1e-6 of the exact formula,
-    README), randtensor's are within 2 ulp of it: the two agree to a few
-    float32 ulp, or one ulp of the narrower types after their rounding."""
-    g, w = got.astype(np.float64), want.astype(np.float64)
-    rel = {"float32": 2e-5, "float64": 1e-13, "float16": 2.0 ** -10, "bfloat16": 2.0 ** -7}[dtype]
-    return np.abs(g - w) <= rel * np.maximum(np.abs(w), std)
-
-
 def test_every_recorded_h100_call_is_replayed_through_plain_torch_calls():
     env, calls, arrays = _recording()
     mismatches = []
@@ -153,7 +145,7 @@ def test_every_recorded_h100_call_is_replayed_through_plain_torch_calls():
                         (w.astype(np.uint32) << 16).view(np.float32)
                 else:
                     g, w = g.view(floats), w.view(floats)
-                ok = _normal_close(g, w, call["dtype"], call["params"].get("std", 1.0))
+                ok = normal_close(g, w, call["dtype"], call["params"].get("std", 1.0))
                 if not ok.all():
                     mismatches.append(f"{where}: {int((~ok).sum())} normals beyond tolerance")
                 continue

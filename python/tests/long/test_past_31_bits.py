@@ -23,6 +23,8 @@ import randtensor.torch as rt  # noqa: E402
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, os.pardir, os.pardir)
 REFERENCE = os.path.join(ROOT, "tests", "reference", "torch_backend")
 sys.path.insert(0, REFERENCE)
+sys.path.insert(0, os.path.join(ROOT, "python", "tests"))
+from gpu_normals import normal_close  # noqa: E402
 import record_dropout_64bit as recording  # noqa: E402
 import record_split_launches as split  # noqa: E402
 
@@ -44,15 +46,10 @@ def test_dropout_past_31_bit_indexing_replays_the_gpu():
             del out
 
 
-# The recording's normals are float64: the GPU's and randtensor's agree to
-# this relative bound (test_torch_backend.py's _normal_close, float64).
-FLOAT64_NORMAL_BOUND = 1e-13
-
-
 def test_tensors_past_31_bit_offsets_replay_pytorchs_split_launches():
     """Each part starts at the offset the previous left: the recorded GPU's
-    values (SHA-256 of 2 GiB each; normals: samples within the bound above)
-    and offsets, under the recording's geometry."""
+    values (SHA-256 of 2 GiB each; normals: samples within gpu_normals'
+    bound) and offsets, under the recording's geometry."""
     with open(os.path.join(REFERENCE, "recorded", "split_launches.json")) as f:
         data = json.load(f)
     env = data["env"]
@@ -66,10 +63,8 @@ def test_tensors_past_31_bit_offsets_replay_pytorchs_split_launches():
             x = split.fill(buffer, case["op"], case["dtype"], case["n"])
             assert rt.get_offset() == case["offset_after"], case
             if case["op"] == "normal_":
-                assert case["dtype"] == "float64"
                 got = x[torch.tensor(split.sample_indices(case["n"]))].double().numpy()
                 want = np.array([float.fromhex(v) for v in case["samples"]])
-                close = np.abs(got - want) <= FLOAT64_NORMAL_BOUND * np.maximum(np.abs(want), 1.0)
-                assert close.all(), case
+                assert normal_close(got, want, case["dtype"], 1.0).all(), case
             else:
                 assert split.sha256(x) == case["sha256"], case

@@ -20,6 +20,11 @@
 //   by a vector of indices in one instruction (vpermps: AVX2, AVX-512).
 // - RANDTENSOR_NARROW_LANES: Philox state as one block per 32-bit lane
 //   (philox-inl.h); else one block per 64-bit lane.
+// - RANDTENSOR_MASKED_STORES: stores of a vector's chosen lanes, of every
+//   lane size, that write (and fault on) nothing else (AVX-512, SVE).
+// - RANDTENSOR_WIDE_MASKED_STORES: the same for 4- and 8-byte lanes at
+//   least (AVX2's vpmaskmov too); Highway's BlendedStore of narrower lanes
+//   there is a scalar loop.
 
 #if defined(RANDTENSOR_SRC_CAPABILITIES_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef RANDTENSOR_SRC_CAPABILITIES_INL_H_
@@ -37,6 +42,7 @@
 #undef RANDTENSOR_FLOAT_PERMUTE
 #undef RANDTENSOR_NARROW_LANES
 #undef RANDTENSOR_MASKED_STORES
+#undef RANDTENSOR_WIDE_MASKED_STORES
 
 #define RANDTENSOR_FMA HWY_NATIVE_FMA
 
@@ -71,6 +77,12 @@
 #define RANDTENSOR_MASKED_STORES 1
 #else
 #define RANDTENSOR_MASKED_STORES 0
+#endif
+
+#if RANDTENSOR_MASKED_STORES || (HWY_ARCH_X86 && HWY_TARGET == HWY_AVX2)
+#define RANDTENSOR_WIDE_MASKED_STORES 1
+#else
+#define RANDTENSOR_WIDE_MASKED_STORES 0
 #endif
 
 #endif  // RANDTENSOR_SRC_CAPABILITIES_INL_H_ toggle guard

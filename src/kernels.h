@@ -119,12 +119,14 @@ struct GenerateKernels {
   uint64_t split_elements = 0;
   // Rows at least this long that vectors cross go through `rows` from
   // registers too (each word vector in one or two masked stores), where the
-  // target has masked stores and the kind places each word vector on its
-  // own; 0: none.
+  // target has masked stores of the kind's elements and the kind stores
+  // each word vector's worth on its own; 0: none.
   uint64_t cross_elements = 0;
-  // Rows at least this long that vectors cross go through `rows` too, where
-  // the kind's crossing vectors spill through L1 and the target copies
-  // their pieces without a branch on the tail's size (AVX-512); 0: none.
+  // Rows at least this long that vectors cross go through `rows` with the
+  // crossing vectors spilled through L1 (instead of crossed, where they
+  // could be): a vector of blocks on AVX-512, whose copy of a piece's tail
+  // has no branch on its size, a group of vectors on AVX2, NEON and SVE;
+  // 0: none.
   uint64_t spill_elements = 0;
   // Elements per group of vectors of blocks that the run driver keeps in
   // flight together (1 on the scalar target): a run's last vectors short

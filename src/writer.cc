@@ -10,10 +10,10 @@
 //   with too few vectors in flight to hide the multiplier latency: long
 //   rows, and short ones that are whole vectors of Philox blocks or whole
 //   hardware vectors that a vector of blocks holds whole, or, on targets
-//   with masked stores, at least a hardware vector long (InPlaceRows,
-//   RowsFromRegisters), and rows long enough that their crossing vectors
-//   spill through L1 (spill_elements: a vector of blocks on AVX-512, a
-//   group of vectors on AVX2, NEON and SVE). Other
+//   with masked stores of the elements' size, at least a hardware vector
+//   long (InPlaceRows, RowsFromRegisters), and rows long enough that their
+//   crossing vectors spill through L1 (spill_elements: a vector of blocks
+//   on AVX-512, a group of vectors on AVX2, NEON and SVE). Other
 //   short rows would pay a partial vector per row,
 //   so a chunk spanning many rows is generated into an L1 staging buffer and
 //   copied out row by row (streamed where the output is).
@@ -405,8 +405,8 @@ void RunTask(void* context, uint32_t index) {
 // rows; and shorter ones that the kernel stores straight from registers
 // (RowsFromRegisters: whole vectors of Philox blocks, whole hardware
 // vectors that a vector of blocks holds whole, or, where the target has
-// masked stores, rows at least a hardware vector long) from a
-// block boundary (`first`, the stream element of the first), follow each
+// masked stores of the elements' size, rows at least a hardware vector
+// long) from a block boundary (`first`, the stream element of the first), follow each
 // other in the stream, and give each call of the kernel's `rows` at least a
 // long row's elements; so do rows long enough that the kind's crossing
 // vectors, spilled through L1, cost less than staging (spill_elements: a

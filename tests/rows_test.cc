@@ -113,9 +113,10 @@ TEST(Rows, StreamedPaddedRowsEqualTheOracle) {
 // across row ends, not staged through L1 and copied; so are rows of whole
 // hardware vectors that a vector of blocks holds whole (16 and 32 elements:
 // a quarter and a half of one on AVX-512, whole vectors of blocks on the
-// narrower targets), and, on targets with masked stores (AVX-512, SVE),
-// rows that vectors cross but at least a hardware vector long (20 and 36
-// elements), each hardware vector stored into its row or rows. Elsewhere
+// narrower targets), and, on targets with masked stores of 4-byte lanes
+// (AVX-512, SVE, AVX2), rows that vectors cross but at least a hardware
+// vector long (20 and 36 elements), each hardware vector stored into its
+// row or rows. Elsewhere
 // short rows that vectors would cross (20 and 36 elements) are staged, as
 // are rows from an element offset of 1 (64, 36 and 32 elements), rows
 // shorter than a hardware vector (3), and rows shorter than any vector of
@@ -133,7 +134,8 @@ TEST(Rows, ShortRowsOfWholeVectorsAreGeneratedInPlace) {
     const std::string name = target.name;
     const bool scalar = name == "SCALAR";
     const char* staged = scalar ? "rows" : "staged rows";
-    const bool masked_stores = name.rfind("AVX3", 0) == 0 || name.rfind("SVE", 0) == 0;
+    const bool masked_stores =
+        name.rfind("AVX3", 0) == 0 || name.rfind("SVE", 0) == 0 || name == "AVX2";
     // Rows that vectors cross, at least a hardware vector (lanes) long.
     const auto crossed = [&](int64_t row) {
       return masked_stores && row >= target.lanes ? "rows" : staged;
@@ -178,42 +180,72 @@ TEST(Rows, ShortRowsOfWholeVectorsAreGeneratedInPlace) {
   });
 }
 
-// Kinds whose word vectors are not placed one by one (normals, made in
-// pairs) spill the vectors that cross a row end through L1: their short
-// rows go in place where long enough that the spills cost less than
-// staging: a vector of blocks on AVX-512, whose copy of a piece's tail is
-// one masked store (64 float32 elements: a block per 32-bit lane), a group
-// of vectors on the other targets with fused multiply-adds (a block per
-// 64-bit lane: 5 vectors of 16 on AVX2, 6 of 8 on NEON); shorter ones, and
-// SSE4's, are staged. The scalar target takes short rows in place. The
-// rows, 4 elements past a multiple of 8, are whole vectors of blocks on no
-// target (8 to 128 elements).
-TEST(Rows, ShortRowsThatSpillGoInPlaceWhereLongEnough) {
+// The writer's strategy for 256 rows of `row` elements of `type`, `pad`
+// elements apart, filled with `dist` on one thread; "" if the fill fails.
+std::string StrategyOf(randtensor::DataType type, randtensor::Distribution dist, int64_t row,
+                       int64_t pad) {
+  const Shape shape{{256, row}, {row + pad, 1}};
+  randtensor::TensorDesc desc = rt_test::DescOf(shape);
+  desc.dtype = type;
+  const size_t bytes = static_cast<size_t>(256 * (row + pad) * randtensor::ElementSize(type));
+  std::vector<uint8_t> out(bytes);
+  randtensor::FillInfo info;
+  randtensor::FillOptions options;
+  options.distribution = dist;
+  options.threads = 1;
+  options.info = &info;
+  PhiloxState next;
+  if (!randtensor::Fill(desc, out.data(), bytes, kState, &next, options).ok()) return "";
+  return info.strategy;
+}
+
+// Crossing a row end from registers needs masked stores of the elements'
+// size: AVX2 has them for 4- and 8-byte lanes only, so its float16 rows
+// that vectors cross are staged where its uint32 rows of the same length
+// go in place (above); AVX-512 and SVE take both in place where the rows are
+// at least a hardware vector long.
+TEST(Rows, ShortRowsCrossFromRegistersOnlyWithMaskedStoresOfTheirSize) {
+  rt_test::ForEachSupportedTarget([](const randtensor::TargetInfo& target) {
+    const std::string name = target.name;
+    const bool masked_stores = name.rfind("AVX3", 0) == 0 || name.rfind("SVE", 0) == 0;
+    const int64_t row = 36;
+    const char* expected = name == "SCALAR"                               ? "rows"
+                           : masked_stores && row >= int64_t{target.lanes} ? "rows"
+                                                                          : "staged rows";
+    EXPECT_EQ(StrategyOf(randtensor::DataType::kFloat16, randtensor::Distribution::Uniform(0, 1),
+                         row, 4),
+              expected)
+        << name << ": float16 rows of " << row;
+  });
+}
+
+// Normals, made in pairs from two word vectors, are not converted word
+// vector by word vector. On AVX-512 they take a whole vector of blocks at
+// once and store each word vector's worth on its own, so their short rows
+// go in place as the other kinds' do where they are at least a hardware
+// vector long (16 float32 elements), each store masked where it crosses a
+// row end. Elsewhere the vectors that cross a row end spill through L1, and
+// short rows go in place where long enough that the spills cost less than
+// staging: a group of vectors on the other targets with fused multiply-adds
+// (a block per 64-bit lane: 5 vectors of 16 on AVX2, 6 of 8 on NEON);
+// shorter ones, and SSE4's, are staged. The scalar target takes short rows
+// in place. The rows, 4 elements past a multiple of 8, are whole vectors of
+// blocks on no target (8 to 128 elements).
+TEST(Rows, ShortNormalRowsGoInPlaceWhereLongEnough) {
   rt_test::ForEachSupportedTarget([](const randtensor::TargetInfo& target) {
     const std::string name = target.name;
     const int64_t lanes = target.lanes;
-    const int64_t shortest = name.rfind("AVX3", 0) == 0 ? 4 * lanes
+    const int64_t shortest = name.rfind("AVX3", 0) == 0 ? lanes
                              : name == "SSE4"          ? INT64_MAX
                              : name == "AVX2"          ? 5 * 2 * lanes
                                                        : 6 * 2 * lanes;
     const auto expected = [&](int64_t row) {
       return name == "SCALAR" || row >= shortest ? "rows" : "staged rows";
     };
-    for (const int64_t row : {100, 76, 36}) {
-      const Shape shape{{256, row}, {row + 12, 1}};
-      randtensor::TensorDesc desc = rt_test::DescOf(shape);
-      desc.dtype = randtensor::DataType::kFloat32;
-      std::vector<float> out(static_cast<size_t>(256 * (row + 12)));
-      randtensor::FillInfo info;
-      randtensor::FillOptions options;
-      options.distribution = randtensor::Distribution::Normal(0, 1);
-      options.threads = 1;
-      options.info = &info;
-      PhiloxState next;
-      ASSERT_TRUE(
-          randtensor::Fill(desc, out.data(), out.size() * sizeof(float), kState, &next, options)
-              .ok());
-      EXPECT_STREQ(info.strategy, expected(row))
+    for (const int64_t row : {100, 76, 36, 12}) {
+      EXPECT_EQ(StrategyOf(randtensor::DataType::kFloat32, randtensor::Distribution::Normal(0, 1),
+                           row, 12),
+                expected(row))
           << name << ": normal float32 rows of " << row << ", stride " << row + 12;
     }
   });

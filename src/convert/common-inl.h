@@ -175,9 +175,10 @@ HWY_INLINE void Put(D d, V v, T* HWY_RESTRICT p, bool nontemporal) {
   hn::StoreU(v, d, p);
 }
 
-#if RANDTENSOR_MASKED_STORES
+#if RANDTENSOR_WIDE_MASKED_STORES
 // Where a word vector's elements go when they may cross a row end (rows
-// that are not whole vectors: the run driver's Placing::kCrossing):
+// that are not whole vectors: the run driver's Placing::kCrossing, where
+// the target has masked stores of the elements' size):
 // elements [0, k) from `at`, the others from `next` on, which lies k
 // elements before the next row's start, so that element i >= k goes to
 // next + i. One plain store where all lie in this row; else two masked
@@ -197,12 +198,24 @@ template <class D, class V, typename T>
 HWY_INLINE void Put(D d, V v, RowCrossing<T> p, bool) {
   using U = hn::TFromD<D>;
   static_assert(sizeof(U) == sizeof(T), "a lane per element");
+  static_assert(RANDTENSOR_MASKED_STORES || sizeof(U) >= 4, "masked stores of this lane size");
   const size_t lanes = hn::Lanes(d);
   if (p.k >= lanes) return hn::StoreU(v, d, reinterpret_cast<U*>(p.at));
   const auto first = hn::FirstN(d, p.k);
   hn::BlendedStore(v, first, d, reinterpret_cast<U*>(p.at));
   hn::BlendedStore(v, hn::AndNot(first, hn::FirstN(d, lanes)), d, reinterpret_cast<U*>(p.next));
 }
+// The places of a vector of blocks' word vectors, each in rows it may
+// cross (Placing::kCrossing for converters that take a whole vector of
+// blocks at once, C::kFromBlocks, and store each word vector's worth of
+// elements once, in stream order): each `out + j` takes the next word
+// vector's place from the rows' cursor (Crossing).
+template <typename T, class Cursor>
+struct WordCrossings {
+  Cursor* cursor;
+  size_t per_word_vector;
+  RowCrossing<T> operator+(size_t) const { return cursor->Crossing(per_word_vector); }
+};
 // The place of elements viewed as U (the same size): for converters that
 // store integers into float or signed outputs.
 template <typename U, typename T>

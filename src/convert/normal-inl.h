@@ -142,8 +142,9 @@ struct NormalFloats : ConverterDefaults {
   // would cost six operations more per 16 blocks. Same values as Vectors:
   // every lane computes its own pair.
   static constexpr bool kFromBlocks = true;
+  template <class Out>
   static HWY_INLINE void Blocks(const math::NormalScale<DF>& scale, VW w0, VW w1, VW w2, VW w3,
-                                T* out, bool nontemporal) {
+                                Out out, bool nontemporal) {
     const DF df;
     const DW dw;
     const size_t N = hn::Lanes(dw);

@@ -179,7 +179,8 @@ struct UniformFloat64 : ConverterDefaults {
   // round 9 (6 more than a plain one) and Z53 on whole lanes (3 per 8
   // elements) took 18.
   static constexpr bool kFromBlocks = true;
-  static HWY_INLINE void Blocks(const Params& p, VW w0, VW w1, VW w2, VW w3, double* out,
+  template <class Out>
+  static HWY_INLINE void Blocks(const Params& p, VW w0, VW w1, VW w2, VW w3, Out out,
                                 bool nontemporal) {
     const DU64 du;
     const size_t N64 = hn::Lanes(du);

@@ -28,7 +28,7 @@ class SpinLock {
 
 StoreChooser::Cell& StoreChooser::At(const StoreKey& key) noexcept {
   const uint32_t t = std::min(std::max(key.threads, uint32_t{1}), kMaxThreads) - 1;
-  return cells_[key.fresh][key.tiles][t];
+  return cells_[key.fresh][key.tiles][std::min(key.size_class, kStoreSizeClasses - 1)][t];
 }
 
 bool StoreChooser::Streaming(const StoreKey& key) noexcept {

@@ -10,7 +10,11 @@
 // sizes or CPU vendor holds on every host, so the writer times each large
 // automatic fill and records its rate here, under a key of what changes the
 // answer: the threads writing, whether the output's first page is fresh (not
-// yet mapped in), and rows or transposed tiles. The next fill with that key
+// yet mapped in), rows or transposed tiles, and the output's size, by
+// factors of 4 (on the Zen 4 VM two threads write 64 MiB 1.1-1.4x faster
+// with regular stores and 1 GiB 1.07x faster with streaming ones, so one
+// record for both picked regular stores for 1 GiB; benchmarks/RESULTS.md,
+// "Store modes"). The next fill with that key
 // takes the mode with the better rate. Each mode is tried once first
 // (streaming first). The other mode is tried again every kRetryClose fills
 // while the two rates are within kClearGap of each other, and every
@@ -32,7 +36,21 @@ struct StoreKey {
   uint32_t threads = 1;  // the threads that write (tasks running at once)
   bool fresh = false;    // the output's first page was not yet mapped in
   bool tiles = false;    // transposed tiles rather than rows
+  uint32_t size_class = 0;  // StoreSizeClass of the output's bytes
 };
+
+// The output's size class: 0 below 128 MiB, 1 below 512 MiB, 2 below
+// 2 GiB, 3 from there (the automatic mode decides only outputs larger than
+// the caches, at least a few MiB).
+constexpr uint32_t kStoreSizeClasses = 4;
+constexpr uint32_t StoreSizeClass(uint64_t bytes) {
+  uint32_t c = 0;
+  for (uint64_t limit = uint64_t{128} << 20; c + 1 < kStoreSizeClasses && bytes >= limit;
+       limit *= 4) {
+    ++c;
+  }
+  return c;
+}
 
 class StoreChooser {
  public:
@@ -56,7 +74,7 @@ class StoreChooser {
 
   // A spin lock: a choice takes nanoseconds, once per fill of 32 MiB or more.
   std::atomic_flag lock_ = ATOMIC_FLAG_INIT;
-  Cell cells_[2][2][kMaxThreads];
+  Cell cells_[2][2][kStoreSizeClasses][kMaxThreads];
 };
 
 // The process's chooser, used by every fill.

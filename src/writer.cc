@@ -555,6 +555,7 @@ void WriteTensor(const Plan& plan, const PhiloxState& state, FillInfo* info) noe
     key.threads = static_cast<uint32_t>(std::min<uint64_t>(plan.threads, tasks));
     key.fresh = PageIsFresh(plan.origin);
     key.tiles = job.strategy == Strategy::kTransposed;
+    key.size_class = StoreSizeClass(layout.count * job.element_size);
     job.nontemporal = HostStores().Streaming(key);
     start = std::chrono::steady_clock::now();
   }

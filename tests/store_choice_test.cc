@@ -105,6 +105,37 @@ TEST(StoreChoice, KeysKeepSeparateRecords) {
   EXPECT_FALSE(chooser->Streaming(StoreKey{0, false, false}));  // 0 threads: as 1
 }
 
+// Output sizes by factors of 4 from 128 MiB keep records of their own:
+// regular stores winning on 64 MiB outputs decide nothing for 1 GiB ones.
+TEST(StoreChoice, SizeClassesKeepSeparateRecords) {
+  using randtensor::detail::StoreSizeClass;
+  constexpr uint64_t kMiB = uint64_t{1} << 20;
+  EXPECT_EQ(StoreSizeClass(32 * kMiB), 0u);
+  EXPECT_EQ(StoreSizeClass(128 * kMiB - 1), 0u);
+  EXPECT_EQ(StoreSizeClass(128 * kMiB), 1u);
+  EXPECT_EQ(StoreSizeClass(512 * kMiB - 1), 1u);
+  EXPECT_EQ(StoreSizeClass(512 * kMiB), 2u);
+  EXPECT_EQ(StoreSizeClass(1024 * kMiB), 2u);
+  EXPECT_EQ(StoreSizeClass(2048 * kMiB), 3u);
+  EXPECT_EQ(StoreSizeClass(~uint64_t{0}), 3u);
+  auto chooser = std::make_unique<StoreChooser>();
+  StoreKey small, large;
+  small.size_class = StoreSizeClass(64 * kMiB);
+  large.size_class = StoreSizeClass(1024 * kMiB);
+  Choose(*chooser, small, 2, kRegular, kRegular / 2);
+  EXPECT_FALSE(chooser->Streaming(small));
+  Choose(*chooser, large, 2, kRegular, kRegular * 1.1);
+  EXPECT_TRUE(chooser->Streaming(large));
+  EXPECT_FALSE(chooser->Streaming(small));
+  // Classes past the last share its record.
+  StoreKey beyond = large;
+  beyond.size_class = 3;
+  EXPECT_TRUE(chooser->Streaming(beyond));  // untried: streaming first
+  Choose(*chooser, beyond, 2, kRegular, kRegular / 2);
+  beyond.size_class = 100;
+  EXPECT_FALSE(chooser->Streaming(beyond));
+}
+
 TEST(StoreChoice, PageIsFreshUntilTouched) {
   const long page = sysconf(_SC_PAGESIZE);
   ASSERT_GT(page, 0);

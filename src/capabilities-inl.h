@@ -22,9 +22,11 @@
 //   (philox-inl.h); else one block per 64-bit lane.
 // - RANDTENSOR_MASKED_STORES: stores of a vector's chosen lanes, of every
 //   lane size, that write (and fault on) nothing else (AVX-512, SVE).
-// - RANDTENSOR_WIDE_MASKED_STORES: the same for 4- and 8-byte lanes at
-//   least (AVX2's vpmaskmov too); Highway's BlendedStore of narrower lanes
-//   there is a scalar loop.
+// - RANDTENSOR_COPIED_CROSSINGS: without masked stores, a vector that
+//   crosses a row end still goes to its rows from the run's loop, as two
+//   pieces copied through L1 in a few overlapping moves (AVX2, SSE4).
+//   AVX2's own masked stores (vpmaskmov) took about 5 ns each on the Zen 4
+//   VM against 0.55 for a plain store (docs/kernel-speed.md).
 
 #if defined(RANDTENSOR_SRC_CAPABILITIES_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef RANDTENSOR_SRC_CAPABILITIES_INL_H_
@@ -42,7 +44,7 @@
 #undef RANDTENSOR_FLOAT_PERMUTE
 #undef RANDTENSOR_NARROW_LANES
 #undef RANDTENSOR_MASKED_STORES
-#undef RANDTENSOR_WIDE_MASKED_STORES
+#undef RANDTENSOR_COPIED_CROSSINGS
 
 #define RANDTENSOR_FMA HWY_NATIVE_FMA
 
@@ -79,10 +81,10 @@
 #define RANDTENSOR_MASKED_STORES 0
 #endif
 
-#if RANDTENSOR_MASKED_STORES || (HWY_ARCH_X86 && HWY_TARGET == HWY_AVX2)
-#define RANDTENSOR_WIDE_MASKED_STORES 1
+#if HWY_ARCH_X86 && (HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_SSE4)
+#define RANDTENSOR_COPIED_CROSSINGS 1
 #else
-#define RANDTENSOR_WIDE_MASKED_STORES 0
+#define RANDTENSOR_COPIED_CROSSINGS 0
 #endif
 
 #endif  // RANDTENSOR_SRC_CAPABILITIES_INL_H_ toggle guard

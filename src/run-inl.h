@@ -205,7 +205,7 @@ struct RowPlaces {
       }
     }
   }
-#if RANDTENSOR_WIDE_MASKED_STORES
+#if RANDTENSOR_MASKED_STORES || RANDTENSOR_COPIED_CROSSINGS
   // The place of the next n elements (n <= row_len), which may cross the
   // row end, and moves n on: Placing::kCrossing's cursor, one step per
   // word vector, with no branch (a row end falls on a different word
@@ -472,33 +472,27 @@ inline SplitPlaces SplitPlacesOf(uint64_t row, ptrdiff_t row_step, uint64_t per_
 // - kSplit: rows that each vector of blocks holds whole, of whole word
 //   vectors; each word vector stored at its offset (SplitPlaces).
 // - kCrossing: rows of at least a word vector that vectors cross, where
-//   the target has masked stores of C's elements and C stores each word
-//   vector of output on its own (kCrossesRows): each word vector stored
-//   into its row, in two masked stores where it crosses the row end
-//   (RowCrossing).
+//   the target places C's elements in pieces and C stores each word vector
+//   of output on its own (kCrossesRows): each word vector stored into its
+//   row, in two masked stores or two pieces copied through L1 where it
+//   crosses the row end (RowCrossing).
 enum class Placing { kInOrder, kSpills, kSplit, kCrossing };
 
-// Whether the target has masked stores of T's size (RowCrossing).
+// Whether the target stores pieces of a vector of T into two rows
+// (RowCrossing): masked stores of every size, or copies of whole 4-byte
+// words through L1.
 template <typename T>
-constexpr bool kMaskedStoresOf =
-    RANDTENSOR_MASKED_STORES || (RANDTENSOR_WIDE_MASKED_STORES && sizeof(T) >= 4);
+constexpr bool kPlacesPiecesOf =
+    RANDTENSOR_MASKED_STORES || (RANDTENSOR_COPIED_CROSSINGS && sizeof(T) >= 4);
 
 // Whether C's rows that vectors cross go through kCrossing (else kSpills):
-// masked stores of its elements, and each word vector of output one store
-// (C converts each word vector on its own, or takes a vector of blocks
-// whole and stores its kOut word vectors' worth each at once:
+// the target places pieces of its elements, and each word vector of output
+// is one store (C converts each word vector on its own, or takes a vector
+// of blocks whole and stores its kOut word vectors' worth each at once:
 // kFromBlocks, whose stores go to WordCrossings).
 template <class C>
 constexpr bool kCrossesRows =
-    kMaskedStoresOf<typename C::Type> && (kPlacesEachVector<C> || C::kFromBlocks);
-
-// Whether C's rows go through kCrossing at every length that vectors cross
-// (masked stores of every size: AVX-512, SVE); else rows long enough to
-// spill (SpillElements) spill, as each crossing word vector's cursor step
-// and branch cost more there than a spill per group (AVX2,
-// docs/kernel-speed.md).
-template <class C>
-constexpr bool kCrossesEveryRow = RANDTENSOR_MASKED_STORES && kCrossesRows<C>;
+    kPlacesPiecesOf<typename C::Type> && (kPlacesEachVector<C> || C::kFromBlocks);
 
 template <class C, bool nt, Placing kPlacing = Placing::kInOrder>
 HWY_NOINLINE void ConvertRun(const detail::KernelArgs& s, const typename C::Params& fill_params,
@@ -560,7 +554,7 @@ HWY_INLINE void ConvertRunWith(const detail::KernelArgs& s, const typename C::Pa
   static_assert(!split || (kPlacesEachVector<C> && !nt),
                 "split places: word vectors on their own, plain stores");
   static_assert(!cross || (kCrossesRows<C> && !nt),
-                "crossing rows: masked stores of word vectors on their own, plain stores");
+                "crossing rows: pieces of word vectors on their own, plain stores");
   static_assert(!kFromWords<C>, "long math: ConvertRunFromWords");
   const size_t nb = BlocksPerVector();
   const uint64_t per_vector = nb * kPerBlock;  // elements per state vector
@@ -615,7 +609,7 @@ HWY_INLINE void ConvertRunWith(const detail::KernelArgs& s, const typename C::Pa
             ForEachBatch(
                 [&](Batch y, size_t b) __attribute__((always_inline)) {
                   if constexpr (cross) {
-#if RANDTENSOR_WIDE_MASKED_STORES
+#if RANDTENSOR_MASKED_STORES || RANDTENSOR_COPIED_CROSSINGS
                     C::Blocks(k, y.x0, y.x1, y.x2, y.x3,
                               WordCrossings<T, VectorPlaces<T>>{&to, per_vector / kOut}, nt);
 #endif
@@ -629,7 +623,7 @@ HWY_INLINE void ConvertRunWith(const detail::KernelArgs& s, const typename C::Pa
                 s.keys,
                 [&](Batch y, size_t b, size_t i, VW t) __attribute__((always_inline)) {
                   if constexpr (cross) {
-#if RANDTENSOR_WIDE_MASKED_STORES
+#if RANDTENSOR_MASKED_STORES || RANDTENSOR_COPIED_CROSSINGS
                     C::Vectors(k, to.Crossing(per_vector / kOut), nt, t);  // a word vector's elements
 #endif
                     return;
@@ -913,9 +907,8 @@ uint64_t CrossElements() {
 
 // The shortest rows that vectors may cross and still go through `rows`
 // with C's crossing vectors spilled through L1 (GenerateKernels::
-// spill_elements); shorter rows are crossed from registers where C's rows
-// may be (kCrossesRows), else staged. None where C's rows are crossed at
-// every length (kCrossesEveryRow). A vector of blocks' elements where
+// spill_elements); shorter rows are staged. None where C's rows are
+// crossed from registers instead (kCrossesRows). A vector of blocks' elements where
 // CopyPiece copies a piece's tail in one masked store (AVX-512), so that
 // no copy branches on the tail's size; a group of vectors (GroupElements)
 // on the other targets with fused multiply-adds, at most about one spill
@@ -927,9 +920,9 @@ uint64_t CrossElements() {
 template <class C>
 uint64_t SpillElements() {
 #if HWY_TARGET == HWY_SCALAR || !RANDTENSOR_FMA
-  return 0;  // SCALAR takes any rows through `rows`; SSE4 stages them
+  return 0;  // SCALAR takes any rows through `rows`; SSE4 crosses or stages them
 #else
-  if (kCrossesEveryRow<C>) return 0;
+  if (kCrossesRows<C>) return 0;
   return RANDTENSOR_AVX512 ? VectorElements<C>() : GroupElements<C>();
 #endif
 }
@@ -940,9 +933,9 @@ uint64_t SpillElements() {
 // restarts the run and short rows keep a whole group of vectors in flight:
 // vectors inside a row are stored straight from registers, the few that
 // cross a row end go through L1 (VectorPlaces::Spill), or, where the target
-// has masked stores of C's elements and C stores each word vector's worth
-// on its own (kCrossesRows; on AVX2 in rows shorter than spill_elements),
-// each word vector goes into its row or rows from registers
+// places pieces of C's elements (masked stores, or copies through L1 on
+// AVX2 and SSE4) and C stores each word vector's worth on its own
+// (kCrossesRows), each word vector goes into its row or rows from registers
 // (Placing::kCrossing). As in
 // GenerateConverted, the vector holding the elements before the first block
 // boundary and the run's last, partial vector are converted whole into L1
@@ -998,12 +991,9 @@ bool GenerateRows(const detail::KernelArgs& s, uint64_t first, uint64_t row, uin
   const uint64_t per_word_vector = per_vector / kOut;
   const bool split = kPlacesEachVector<C> && row < per_vector && per_vector % row == 0 &&
                      row % per_word_vector == 0 && first % kPerBlock == 0 && !nontemporal;
-  // Rows that vectors cross: spilled where at least spill_elements long,
-  // else, where C's rows may be crossed, crossed from registers.
-  const uint64_t spill_from = SpillElements<C>();
-  const bool cross = kCrossesRows<C> && row >= per_word_vector &&
-                     (spill_from == 0 || row < spill_from);
-  if (row < per_vector && !split && !cross) return through_l1();
+  if (row < per_vector && !split && !(kCrossesRows<C> && row >= per_word_vector)) {
+    return through_l1();
+  }
   // Two groups of vectors, and a vector of bytes that CopyPiece may read.
   HWY_ALIGN T elements[2 * kBatches * 4 * hn::MaxLanes(DState()) + kVectorBytes / sizeof(T)];
   typename VectorPlaces<T>::Spill spill;
@@ -1034,13 +1024,8 @@ bool GenerateRows(const detail::KernelArgs& s, uint64_t first, uint64_t row, uin
   } else if (skip == 0 && row % per_vector == 0) {
     ConvertRun<C, false>(s, params, block, vectors, places);  // no vector crosses a row end
   } else if (vectors != 0) {
-    if (cross) {
-      if constexpr (kCrossesRows<C>) {
-        ConvertRun<C, false, Placing::kCrossing>(s, params, block, vectors, places);
-      }
-    } else if constexpr (!kCrossesEveryRow<C>) {
-      ConvertRun<C, false, Placing::kSpills>(s, params, block, vectors, places);
-    }
+    constexpr Placing kCrossed = kCrossesRows<C> ? Placing::kCrossing : Placing::kSpills;
+    ConvertRun<C, false, kCrossed>(s, params, block, vectors, places);
   }
   count -= vectors * per_vector;
   if (count != 0) {

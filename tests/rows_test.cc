@@ -113,10 +113,11 @@ TEST(Rows, StreamedPaddedRowsEqualTheOracle) {
 // across row ends, not staged through L1 and copied; so are rows of whole
 // hardware vectors that a vector of blocks holds whole (16 and 32 elements:
 // a quarter and a half of one on AVX-512, whole vectors of blocks on the
-// narrower targets), and, on targets with masked stores of 4-byte lanes
-// (AVX-512, SVE, AVX2), rows that vectors cross but at least a hardware
-// vector long (20 and 36 elements), each hardware vector stored into its
-// row or rows. Elsewhere
+// narrower targets), and, on targets that place pieces of 4-byte elements'
+// vectors (AVX-512 and SVE with masked stores, AVX2 and SSE4 copying them
+// through L1), rows that vectors cross but at least a hardware vector long
+// (20 and 36 elements), each hardware vector stored into its row or rows.
+// Elsewhere
 // short rows that vectors would cross (20 and 36 elements) are staged, as
 // are rows from an element offset of 1 (64, 36 and 32 elements), rows
 // shorter than a hardware vector (3), and rows shorter than any vector of
@@ -134,8 +135,8 @@ TEST(Rows, ShortRowsOfWholeVectorsAreGeneratedInPlace) {
     const std::string name = target.name;
     const bool scalar = name == "SCALAR";
     const char* staged = scalar ? "rows" : "staged rows";
-    const bool masked_stores =
-        name.rfind("AVX3", 0) == 0 || name.rfind("SVE", 0) == 0 || name == "AVX2";
+    const bool masked_stores = name.rfind("AVX3", 0) == 0 || name.rfind("SVE", 0) == 0 ||
+                               name == "AVX2" || name == "SSE4";
     // Rows that vectors cross, at least a hardware vector (lanes) long.
     const auto crossed = [&](int64_t row) {
       return masked_stores && row >= target.lanes ? "rows" : staged;
@@ -199,11 +200,12 @@ std::string StrategyOf(randtensor::DataType type, randtensor::Distribution dist,
   return info.strategy;
 }
 
-// Crossing a row end from registers needs masked stores of the elements'
-// size: AVX2 has them for 4- and 8-byte lanes only, so its float16 rows
-// that vectors cross are staged where its uint32 rows of the same length
-// go in place (above); AVX-512 and SVE take both in place where the rows are
-// at least a hardware vector long.
+// Crossing a row end from registers needs the elements' vectors placed in
+// pieces: masked stores of every size (AVX-512, SVE), or copies of whole
+// 4-byte words through L1 (AVX2, SSE4), so there float16 rows that vectors
+// cross are staged where uint32 rows of the same length go in place
+// (above); AVX-512 and SVE take both in place where the rows are at least a
+// hardware vector long.
 TEST(Rows, ShortRowsCrossFromRegistersOnlyWithMaskedStoresOfTheirSize) {
   rt_test::ForEachSupportedTarget([](const randtensor::TargetInfo& target) {
     const std::string name = target.name;

@@ -175,17 +175,40 @@ HWY_INLINE void Put(D d, V v, T* HWY_RESTRICT p, bool nontemporal) {
   hn::StoreU(v, d, p);
 }
 
-#if RANDTENSOR_WIDE_MASKED_STORES
+#if RANDTENSOR_MASKED_STORES || RANDTENSOR_COPIED_CROSSINGS
 // Where a word vector's elements go when they may cross a row end (rows
-// that are not whole vectors: the run driver's Placing::kCrossing, where
-// the target has masked stores of the elements' size):
+// that are not whole vectors: the run driver's Placing::kCrossing):
 // elements [0, k) from `at`, the others from `next` on, which lies k
 // elements before the next row's start, so that element i >= k goes to
 // next + i. One plain store where all lie in this row; else two masked
 // stores, each writing only its own lanes (and never faulting on the
-// others): nothing outside the rows is written. The branch is taken once
-// per row, in a short repeating pattern where rows are short; two masked
-// stores for every vector cost more (docs/kernel-speed.md).
+// others), or, without masked stores (RANDTENSOR_COPIED_CROSSINGS), the
+// vector stored into L1 and its two pieces copied out: nothing outside the
+// rows is written. The branch is taken once per row, in a short repeating
+// pattern where rows are short; two masked stores for every vector cost
+// more (docs/kernel-speed.md).
+#if RANDTENSOR_COPIED_CROSSINGS
+// Copies n bytes, a multiple of 4 below 32 (none where 0), in at most two
+// overlapping moves of 16, 8 or 4 bytes: a branch or two on n's size class.
+HWY_INLINE void CopyWords(const uint8_t* HWY_RESTRICT from, size_t n, uint8_t* HWY_RESTRICT to) {
+  const auto move = [&](auto word, size_t i) __attribute__((always_inline)) {
+    std::memcpy(&word, from + i, sizeof(word));
+    std::memcpy(to + i, &word, sizeof(word));
+  };
+  struct Bytes16 {
+    uint64_t half[2];
+  };
+  if (n >= 16) {
+    move(Bytes16{}, 0);
+    move(Bytes16{}, n - 16);
+  } else if (n >= 8) {
+    move(uint64_t{0}, 0);
+    move(uint64_t{0}, n - 8);
+  } else if (n != 0) {
+    move(uint32_t{0}, 0);
+  }
+}
+#endif
 template <typename T>
 struct RowCrossing {
   T* at;
@@ -198,12 +221,22 @@ template <class D, class V, typename T>
 HWY_INLINE void Put(D d, V v, RowCrossing<T> p, bool) {
   using U = hn::TFromD<D>;
   static_assert(sizeof(U) == sizeof(T), "a lane per element");
-  static_assert(RANDTENSOR_MASKED_STORES || sizeof(U) >= 4, "masked stores of this lane size");
   const size_t lanes = hn::Lanes(d);
   if (p.k >= lanes) return hn::StoreU(v, d, reinterpret_cast<U*>(p.at));
+#if RANDTENSOR_MASKED_STORES
   const auto first = hn::FirstN(d, p.k);
   hn::BlendedStore(v, first, d, reinterpret_cast<U*>(p.at));
   hn::BlendedStore(v, hn::AndNot(first, hn::FirstN(d, lanes)), d, reinterpret_cast<U*>(p.next));
+#else
+  static_assert(sizeof(U) >= 4 && hn::MaxLanes(D()) * sizeof(U) <= 32,
+                "pieces of whole 4-byte words, under 32 bytes");
+  HWY_ALIGN U l1[hn::MaxLanes(D())];
+  hn::Store(v, d, l1);
+  const uint8_t* from = reinterpret_cast<const uint8_t*>(l1);
+  const size_t first = p.k * sizeof(U);
+  CopyWords(from, first, reinterpret_cast<uint8_t*>(p.at));
+  CopyWords(from + first, (lanes - p.k) * sizeof(U), reinterpret_cast<uint8_t*>(p.next + p.k));
+#endif
 }
 // The places of a vector of blocks' word vectors, each in rows it may
 // cross (Placing::kCrossing for converters that take a whole vector of

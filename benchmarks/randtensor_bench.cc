@@ -696,6 +696,18 @@ void RegisterAll() {
         row_cases.push_back({c, shape});
       }
     }
+    // 2- and 1-byte elements, whose crossing vectors' pieces are not whole
+    // 4-byte words.
+    const DistCase half = {"uniform-float16", DataType::kFloat16,
+                           randtensor::Distribution::Uniform(0, 1)};
+    const DistCase bytes = {"bernoulli-uint8", DataType::kUint8,
+                            randtensor::Distribution::Bernoulli(0.5)};
+    for (const DistCase& c : {half, bytes}) {
+      for (const RowShape& shape :
+           {RowShape{4096, 36, 40}, RowShape{1024, 100, 112}, RowShape{1024, 250, 272}}) {
+        row_cases.push_back({c, shape});
+      }
+    }
     for (const auto& [c, shape] : row_cases) {
       for (uint32_t threads : thread_counts) {
         benchmark::RegisterBenchmark(("rows/" + target + "/" + c.name + "/" +

@@ -24,7 +24,8 @@
 //   lane size, that write (and fault on) nothing else (AVX-512, SVE).
 // - RANDTENSOR_COPIED_CROSSINGS: without masked stores, a vector that
 //   crosses a row end still goes to its rows from the run's loop, as two
-//   pieces copied through L1 in a few overlapping moves (AVX2, SSE4).
+//   pieces copied through L1 in a few overlapping moves (AVX2, SSE4), for
+//   elements of 2 bytes and more.
 //   AVX2's own masked stores (vpmaskmov) took about 5 ns each on the Zen 4
 //   VM against 0.55 for a plain store (docs/kernel-speed.md).
 

@@ -478,16 +478,18 @@ inline SplitPlaces SplitPlacesOf(uint64_t row, ptrdiff_t row_step, uint64_t per_
 //   crosses the row end (RowCrossing).
 enum class Placing { kInOrder, kSpills, kSplit, kCrossing };
 
-// Whether the target stores pieces of a vector of T into two rows
-// (RowCrossing): masked stores of every size, or copies of whole 4-byte
-// words through L1.
+// Whether the target stores the pieces of a vector of T into two rows
+// (RowCrossing): masked stores, or copies through L1 of elements of 2
+// bytes and more (a word vector of bytes, 8 on AVX2, costs a cursor step
+// per 8 bytes: AVX2's byte rows ran at 0.92-0.93 of the packed fill
+// crossed against 0.94-0.99 staged or spilled, docs/kernel-speed.md).
 template <typename T>
 constexpr bool kPlacesPiecesOf =
-    RANDTENSOR_MASKED_STORES || (RANDTENSOR_COPIED_CROSSINGS && sizeof(T) >= 4);
+    RANDTENSOR_MASKED_STORES || (RANDTENSOR_COPIED_CROSSINGS && sizeof(T) >= 2);
 
 // Whether C's rows that vectors cross go through kCrossing (else kSpills):
-// the target places pieces of its elements, and each word vector of output
-// is one store (C converts each word vector on its own, or takes a vector
+// the target places pieces of vectors, and each word vector of output is
+// one store (C converts each word vector on its own, or takes a vector
 // of blocks whole and stores its kOut word vectors' worth each at once:
 // kFromBlocks, whose stores go to WordCrossings).
 template <class C>

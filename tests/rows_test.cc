@@ -201,23 +201,28 @@ std::string StrategyOf(randtensor::DataType type, randtensor::Distribution dist,
 }
 
 // Crossing a row end from registers needs the elements' vectors placed in
-// pieces: masked stores of every size (AVX-512, SVE), or copies of whole
-// 4-byte words through L1 (AVX2, SSE4), so there float16 rows that vectors
-// cross are staged where uint32 rows of the same length go in place
-// (above); AVX-512 and SVE take both in place where the rows are at least a
-// hardware vector long.
-TEST(Rows, ShortRowsCrossFromRegistersOnlyWithMaskedStoresOfTheirSize) {
+// pieces: masked stores of every size (AVX-512, SVE), or copies through L1
+// (AVX2, SSE4) of elements of 2 bytes and more. So float16 rows that
+// vectors cross go in place where they are at least a hardware vector long
+// on all four, and byte rows only on AVX-512 and SVE; NEON stages both.
+TEST(Rows, ShortRowsCrossFromRegistersWhereTheTargetPlacesTheirPieces) {
   rt_test::ForEachSupportedTarget([](const randtensor::TargetInfo& target) {
     const std::string name = target.name;
     const bool masked_stores = name.rfind("AVX3", 0) == 0 || name.rfind("SVE", 0) == 0;
+    const bool copies = name == "AVX2" || name == "SSE4";
     const int64_t row = 36;
-    const char* expected = name == "SCALAR"                               ? "rows"
-                           : masked_stores && row >= int64_t{target.lanes} ? "rows"
-                                                                          : "staged rows";
+    const bool long_enough = row >= int64_t{target.lanes};
+    const auto expected = [&](bool pieces) {
+      return name == "SCALAR" || (pieces && long_enough) ? "rows" : "staged rows";
+    };
     EXPECT_EQ(StrategyOf(randtensor::DataType::kFloat16, randtensor::Distribution::Uniform(0, 1),
                          row, 4),
-              expected)
+              expected(masked_stores || copies))
         << name << ": float16 rows of " << row;
+    EXPECT_EQ(StrategyOf(randtensor::DataType::kUint8, randtensor::Distribution::Bernoulli(0.5),
+                         row, 4),
+              expected(masked_stores))
+        << name << ": uint8 rows of " << row;
   });
 }
 

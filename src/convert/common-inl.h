@@ -188,9 +188,9 @@ HWY_INLINE void Put(D d, V v, T* HWY_RESTRICT p, bool nontemporal) {
 // pattern where rows are short; two masked stores for every vector cost
 // more (docs/kernel-speed.md).
 #if RANDTENSOR_COPIED_CROSSINGS
-// Copies n bytes, a multiple of 4 below 32 (none where 0), in at most two
-// overlapping moves of 16, 8 or 4 bytes: a branch or two on n's size class.
-HWY_INLINE void CopyWords(const uint8_t* HWY_RESTRICT from, size_t n, uint8_t* HWY_RESTRICT to) {
+// Copies n < 32 bytes (none where 0) in at most two overlapping moves of
+// 16, 8, 4, 2 or 1 bytes: a branch or a few on n's size class.
+HWY_INLINE void CopyBytes(const uint8_t* HWY_RESTRICT from, size_t n, uint8_t* HWY_RESTRICT to) {
   const auto move = [&](auto word, size_t i) __attribute__((always_inline)) {
     std::memcpy(&word, from + i, sizeof(word));
     std::memcpy(to + i, &word, sizeof(word));
@@ -204,8 +204,14 @@ HWY_INLINE void CopyWords(const uint8_t* HWY_RESTRICT from, size_t n, uint8_t* H
   } else if (n >= 8) {
     move(uint64_t{0}, 0);
     move(uint64_t{0}, n - 8);
-  } else if (n != 0) {
+  } else if (n >= 4) {
     move(uint32_t{0}, 0);
+    move(uint32_t{0}, n - 4);
+  } else if (n >= 2) {
+    move(uint16_t{0}, 0);
+    move(uint16_t{0}, n - 2);
+  } else if (n != 0) {
+    move(uint8_t{0}, 0);
   }
 }
 #endif
@@ -228,14 +234,13 @@ HWY_INLINE void Put(D d, V v, RowCrossing<T> p, bool) {
   hn::BlendedStore(v, first, d, reinterpret_cast<U*>(p.at));
   hn::BlendedStore(v, hn::AndNot(first, hn::FirstN(d, lanes)), d, reinterpret_cast<U*>(p.next));
 #else
-  static_assert(sizeof(U) >= 4 && hn::MaxLanes(D()) * sizeof(U) <= 32,
-                "pieces of whole 4-byte words, under 32 bytes");
+  static_assert(hn::MaxLanes(D()) * sizeof(U) <= 32, "pieces under 32 bytes");
   HWY_ALIGN U l1[hn::MaxLanes(D())];
   hn::Store(v, d, l1);
   const uint8_t* from = reinterpret_cast<const uint8_t*>(l1);
   const size_t first = p.k * sizeof(U);
-  CopyWords(from, first, reinterpret_cast<uint8_t*>(p.at));
-  CopyWords(from + first, (lanes - p.k) * sizeof(U), reinterpret_cast<uint8_t*>(p.next + p.k));
+  CopyBytes(from, first, reinterpret_cast<uint8_t*>(p.at));
+  CopyBytes(from + first, (lanes - p.k) * sizeof(U), reinterpret_cast<uint8_t*>(p.next + p.k));
 #endif
 }
 // The places of a vector of blocks' word vectors, each in rows it may

@@ -25,9 +25,8 @@
 // - RANDTENSOR_COPIED_CROSSINGS: without masked stores, a vector that
 //   crosses a row end still goes to its rows from the run's loop, as two
 //   pieces copied through L1 in a few overlapping moves (AVX2, SSE4), for
-//   elements of 2 bytes and more.
-//   AVX2's own masked stores (vpmaskmov) took about 5 ns each on the Zen 4
-//   VM against 0.55 for a plain store (docs/kernel-speed.md).
+//   elements of 2 bytes and more. AVX2's own masked stores (vpmaskmov) are
+//   many times slower than plain ones on AMD cores (docs/kernel-speed.md).
 
 #if defined(RANDTENSOR_SRC_CAPABILITIES_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef RANDTENSOR_SRC_CAPABILITIES_INL_H_

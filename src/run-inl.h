@@ -303,55 +303,6 @@ HWY_NOINLINE void ConvertBlockVectors(const K& constants, const uint32_t* words,
 template <class C>
 constexpr bool kPlacesEachVector = C::kGroup == 1 && !C::kFromBlocks && !C::kAfterGroup;
 
-// Copies n >= 1 bytes from `from`, readable a vector past n, to `to`,
-// writing no byte outside [to, to + n) (a neighbouring row or its padding
-// may be another thread's): whole vectors, then the rest through a masked
-// store where the target has one that writes nothing else (AVX-512), else
-// as one more vector, or as moves of the largest power of two up to 16
-// bytes, whose last move ends at n and overlaps the one before (the same
-// bytes again): the rest's size, which changes from row end to row end,
-// costs a few branches, not a loop of words and three more. No call:
-// inside the run's loop a call would make the compiler save and restore
-// the Philox state's vector registers around it.
-HWY_INLINE void CopyPiece(const uint8_t* HWY_RESTRICT from, size_t n, uint8_t* HWY_RESTRICT to) {
-  const hn::ScalableTag<uint8_t> d8;
-  const size_t V = hn::Lanes(d8);
-#if RANDTENSOR_AVX512
-  size_t i = 0;
-  for (; i + V <= n; i += V) hn::StoreU(hn::LoadU(d8, from + i), d8, to + i);
-  if (i < n) hn::BlendedStore(hn::LoadU(d8, from + i), hn::FirstN(d8, n - i), d8, to + i);
-#else
-  // Moves of `size` bytes from the start (n >= size), the last one ending
-  // at n: it overlaps the one before unless n is a multiple of the size.
-  const auto in_moves = [&](size_t size, auto move) __attribute__((always_inline)) {
-    for (size_t i = 0; i + size < n; i += size) move(i);
-    move(n - size);
-  };
-  // A move of the size of `type` (a constant size: one load, one store).
-  const auto word = [&](auto type) __attribute__((always_inline)) {
-    using W = decltype(type);
-    return [&](size_t i) __attribute__((always_inline)) {
-      W w;
-      std::memcpy(&w, from + i, sizeof(w));
-      std::memcpy(to + i, &w, sizeof(w));
-    };
-  };
-  struct Bytes16 {
-    uint64_t half[2];
-  };
-  if (n >= V) {
-    return in_moves(V, [&](size_t i) __attribute__((always_inline)) {
-      hn::StoreU(hn::LoadU(d8, from + i), d8, to + i);
-    });
-  }
-  if (n >= 16) return in_moves(16, word(Bytes16{}));  // only where V > 16
-  if (n >= 8) return in_moves(8, word(uint64_t{0}));
-  if (n >= 4) return in_moves(4, word(uint32_t{0}));
-  if (n >= 2) return in_moves(2, word(uint16_t{0}));
-  in_moves(1, word(uint8_t{0}));
-#endif
-}
-
 // Where a run's vectors of blocks go: one after another from `row`, or in
 // rows (RowPlaces) of the writer's padded tensors (GenerateRows), so that a
 // group of vectors in flight spans row boundaries instead of each row
@@ -480,9 +431,8 @@ enum class Placing { kInOrder, kSpills, kSplit, kCrossing };
 
 // Whether the target stores the pieces of a vector of T into two rows
 // (RowCrossing): masked stores, or copies through L1 of elements of 2
-// bytes and more (a word vector of bytes, 8 on AVX2, costs a cursor step
-// per 8 bytes: AVX2's byte rows ran at 0.92-0.93 of the packed fill
-// crossed against 0.94-0.99 staged or spilled, docs/kernel-speed.md).
+// bytes and more (a word vector of bytes, 8 of them on AVX2, is too little
+// work for a cursor step of its own: docs/kernel-speed.md).
 template <typename T>
 constexpr bool kPlacesPiecesOf =
     RANDTENSOR_MASKED_STORES || (RANDTENSOR_COPIED_CROSSINGS && sizeof(T) >= 2);
@@ -910,8 +860,9 @@ uint64_t CrossElements() {
 // The shortest rows that vectors may cross and still go through `rows`
 // with C's crossing vectors spilled through L1 (GenerateKernels::
 // spill_elements); shorter rows are staged. None where C's rows are
-// crossed from registers instead (kCrossesRows). A vector of blocks' elements where
-// CopyPiece copies a piece's tail in one masked store (AVX-512), so that
+// crossed from registers instead (kCrossesRows). A vector of blocks'
+// elements where CopyPiece copies a piece's tail in one masked store
+// (AVX-512), so that
 // no copy branches on the tail's size; a group of vectors (GroupElements)
 // on the other targets with fused multiply-adds, at most about one spill
 // per group: spills every vector or two cost more than staging. None on

@@ -11,10 +11,8 @@
 // automatic fill and records its rate here, under a key of what changes the
 // answer: the threads writing, whether the output's first page is fresh (not
 // yet mapped in), rows or transposed tiles, and the output's size, by
-// factors of 4 (on the Zen 4 VM two threads write 64 MiB 1.1-1.4x faster
-// with regular stores and 1 GiB 1.07x faster with streaming ones, so one
-// record for both picked regular stores for 1 GiB; benchmarks/RESULTS.md,
-// "Store modes"). The next fill with that key
+// factors of 4 (the winner can change with the size at one thread count:
+// benchmarks/RESULTS.md, "Store modes"). The next fill with that key
 // takes the mode with the better rate. Each mode is tried once first
 // (streaming first). The other mode is tried again every kRetryClose fills
 // while the two rates are within kClearGap of each other, and every

@@ -406,15 +406,15 @@ void RunTask(void* context, uint32_t index) {
 // (RowsFromRegisters: whole vectors of Philox blocks, whole hardware
 // vectors that a vector of blocks holds whole, or, where the target places
 // pieces of the elements' vectors, rows at least a hardware vector long)
-// from a block boundary (`first`, the stream element of the first), follow each
-// other in the stream, and give each call of the kernel's `rows` at least a
-// long row's elements; so do rows long enough that the kind's crossing
-// vectors, spilled through L1, cost less than staging (spill_elements: a
-// vector of blocks on AVX-512, whose copy of the pieces has no branch on
-// the tail's size; a group of vectors on AVX2, NEON and SVE; none on
-// SSE4), for kinds whose rows are not crossed. Shorter rows that vectors
-// cross are then staged: a spill every vector
-// or two, its pieces copied out of L1, cost more than the staging copy
+// from a block boundary (`first`, the stream element of the first), follow
+// each other in the stream, and give each call of the kernel's `rows` at
+// least a long row's elements; so do rows long enough that the kind's
+// crossing vectors, spilled through L1, cost less than staging
+// (spill_elements: a vector of blocks on AVX-512, whose copy of the pieces
+// has no branch on the tail's size; a group of vectors on AVX2, NEON and
+// SVE; none on SSE4), for kinds whose rows are not crossed. Shorter rows
+// that vectors cross are then staged: a spill every vector or two, its
+// pieces copied out of L1, cost more than the staging copy
 // (docs/kernel-speed.md).
 bool InPlaceRows(const Layout& L, const GenerateKernels& generate, uint64_t first,
                  uint64_t per_block) {

@@ -175,6 +175,58 @@ HWY_INLINE void Put(D d, V v, T* HWY_RESTRICT p, bool nontemporal) {
   hn::StoreU(v, d, p);
 }
 
+#if HWY_TARGET != HWY_SCALAR
+// Copies n >= 1 bytes from `from`, readable a vector past n, to `to`,
+// writing no byte outside [to, to + n) (a neighbouring row or its padding
+// may be another thread's): whole vectors, then the rest through a masked
+// store where the target has one that writes nothing else (AVX-512), else
+// as one more vector, or as moves of the largest power of two up to 16
+// bytes, whose last move ends at n and overlaps the one before (the same
+// bytes again): the rest's size, which changes from row end to row end,
+// costs a few branches, not a loop of words and three more. No call:
+// inside the run's loop a call would make the compiler save and restore
+// the Philox state's vector registers around it.
+HWY_INLINE void CopyPiece(const uint8_t* HWY_RESTRICT from, size_t n, uint8_t* HWY_RESTRICT to) {
+  const hn::ScalableTag<uint8_t> d8;
+  const size_t V = hn::Lanes(d8);
+#if RANDTENSOR_AVX512
+  size_t i = 0;
+  for (; i + V <= n; i += V) hn::StoreU(hn::LoadU(d8, from + i), d8, to + i);
+  if (i < n) hn::BlendedStore(hn::LoadU(d8, from + i), hn::FirstN(d8, n - i), d8, to + i);
+#else
+  // Moves of `size` bytes from the start (n >= size), the last one ending
+  // at n: it overlaps the one before unless n is a multiple of the size.
+  const auto in_moves = [&](size_t size, auto move) __attribute__((always_inline)) {
+    for (size_t i = 0; i + size < n; i += size) move(i);
+    move(n - size);
+  };
+  // A move of the size of `type` (a constant size: one load, one store).
+  const auto word = [&](auto type) __attribute__((always_inline)) {
+    using W = decltype(type);
+    return [&](size_t i) __attribute__((always_inline)) {
+      W w;
+      std::memcpy(&w, from + i, sizeof(w));
+      std::memcpy(to + i, &w, sizeof(w));
+    };
+  };
+  struct Bytes16 {
+    uint64_t half[2];
+  };
+  if (n >= V) {
+    return in_moves(V, [&](size_t i) __attribute__((always_inline)) {
+      hn::StoreU(hn::LoadU(d8, from + i), d8, to + i);
+    });
+  }
+  if (n >= 16) return in_moves(16, word(Bytes16{}));  // only where V > 16
+  if (n >= 8) return in_moves(8, word(uint64_t{0}));
+  if (n >= 4) return in_moves(4, word(uint32_t{0}));
+  if (n >= 2) return in_moves(2, word(uint16_t{0}));
+  in_moves(1, word(uint8_t{0}));
+#endif
+}
+
+#endif
+
 #if RANDTENSOR_MASKED_STORES || RANDTENSOR_COPIED_CROSSINGS
 // Where a word vector's elements go when they may cross a row end (rows
 // that are not whole vectors: the run driver's Placing::kCrossing):
@@ -187,34 +239,6 @@ HWY_INLINE void Put(D d, V v, T* HWY_RESTRICT p, bool nontemporal) {
 // rows is written. The branch is taken once per row, in a short repeating
 // pattern where rows are short; two masked stores for every vector cost
 // more (docs/kernel-speed.md).
-#if RANDTENSOR_COPIED_CROSSINGS
-// Copies n < 32 bytes (none where 0) in at most two overlapping moves of
-// 16, 8, 4, 2 or 1 bytes: a branch or a few on n's size class.
-HWY_INLINE void CopyBytes(const uint8_t* HWY_RESTRICT from, size_t n, uint8_t* HWY_RESTRICT to) {
-  const auto move = [&](auto word, size_t i) __attribute__((always_inline)) {
-    std::memcpy(&word, from + i, sizeof(word));
-    std::memcpy(to + i, &word, sizeof(word));
-  };
-  struct Bytes16 {
-    uint64_t half[2];
-  };
-  if (n >= 16) {
-    move(Bytes16{}, 0);
-    move(Bytes16{}, n - 16);
-  } else if (n >= 8) {
-    move(uint64_t{0}, 0);
-    move(uint64_t{0}, n - 8);
-  } else if (n >= 4) {
-    move(uint32_t{0}, 0);
-    move(uint32_t{0}, n - 4);
-  } else if (n >= 2) {
-    move(uint16_t{0}, 0);
-    move(uint16_t{0}, n - 2);
-  } else if (n != 0) {
-    move(uint8_t{0}, 0);
-  }
-}
-#endif
 template <typename T>
 struct RowCrossing {
   T* at;
@@ -234,13 +258,13 @@ HWY_INLINE void Put(D d, V v, RowCrossing<T> p, bool) {
   hn::BlendedStore(v, first, d, reinterpret_cast<U*>(p.at));
   hn::BlendedStore(v, hn::AndNot(first, hn::FirstN(d, lanes)), d, reinterpret_cast<U*>(p.next));
 #else
-  static_assert(hn::MaxLanes(D()) * sizeof(U) <= 32, "pieces under 32 bytes");
-  HWY_ALIGN U l1[hn::MaxLanes(D())];
+  // Two vectors: CopyPiece may read a vector past a piece's end.
+  HWY_ALIGN U l1[2 * hn::MaxLanes(D())];
   hn::Store(v, d, l1);
   const uint8_t* from = reinterpret_cast<const uint8_t*>(l1);
-  const size_t first = p.k * sizeof(U);
-  CopyBytes(from, first, reinterpret_cast<uint8_t*>(p.at));
-  CopyBytes(from + first, (lanes - p.k) * sizeof(U), reinterpret_cast<uint8_t*>(p.next + p.k));
+  const size_t first = p.k * sizeof(U);  // 0 for a later store past the row end
+  if (first != 0) CopyPiece(from, first, reinterpret_cast<uint8_t*>(p.at));
+  CopyPiece(from + first, (lanes - p.k) * sizeof(U), reinterpret_cast<uint8_t*>(p.next + p.k));
 #endif
 }
 // The places of a vector of blocks' word vectors, each in rows it may

@@ -117,8 +117,7 @@ TEST(Rows, StreamedPaddedRowsEqualTheOracle) {
 // vectors (AVX-512 and SVE with masked stores, AVX2 and SSE4 copying them
 // through L1), rows that vectors cross but at least a hardware vector long
 // (20 and 36 elements), each hardware vector stored into its row or rows.
-// Elsewhere
-// short rows that vectors would cross (20 and 36 elements) are staged, as
+// Elsewhere short rows that vectors would cross (20 and 36 elements) are staged, as
 // are rows from an element offset of 1 (64, 36 and 32 elements), rows
 // shorter than a hardware vector (3), and rows shorter than any vector of
 // blocks on targets without masked stores (the scalar target,
@@ -135,11 +134,11 @@ TEST(Rows, ShortRowsOfWholeVectorsAreGeneratedInPlace) {
     const std::string name = target.name;
     const bool scalar = name == "SCALAR";
     const char* staged = scalar ? "rows" : "staged rows";
-    const bool masked_stores = name.rfind("AVX3", 0) == 0 || name.rfind("SVE", 0) == 0 ||
+    const bool places_pieces = name.rfind("AVX3", 0) == 0 || name.rfind("SVE", 0) == 0 ||
                                name == "AVX2" || name == "SSE4";
     // Rows that vectors cross, at least a hardware vector (lanes) long.
     const auto crossed = [&](int64_t row) {
-      return masked_stores && row >= target.lanes ? "rows" : staged;
+      return places_pieces && row >= target.lanes ? "rows" : staged;
     };
     struct Case {
       int64_t row, stride;

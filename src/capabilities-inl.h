@@ -27,6 +27,11 @@
 //   pieces copied through L1 in a few overlapping moves (AVX2, SSE4), for
 //   elements of 2 bytes and more. AVX2's own masked stores (vpmaskmov) are
 //   many times slower than plain ones on AMD cores (docs/kernel-speed.md).
+// - RANDTENSOR_COPIED_BYTE_CROSSINGS: copied crossings of 1-byte elements
+//   too (SSE4). A word vector of bytes is 4 of them on SSE4, whose rounds
+//   take twice AVX2's time per byte, so the cursor step each word vector
+//   costs is paid back; on AVX2 (8 bytes a word vector) the rows that
+//   spill a crossing vector through L1 ran faster (docs/kernel-speed.md).
 
 #if defined(RANDTENSOR_SRC_CAPABILITIES_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef RANDTENSOR_SRC_CAPABILITIES_INL_H_
@@ -45,6 +50,7 @@
 #undef RANDTENSOR_NARROW_LANES
 #undef RANDTENSOR_MASKED_STORES
 #undef RANDTENSOR_COPIED_CROSSINGS
+#undef RANDTENSOR_COPIED_BYTE_CROSSINGS
 
 #define RANDTENSOR_FMA HWY_NATIVE_FMA
 
@@ -85,6 +91,12 @@
 #define RANDTENSOR_COPIED_CROSSINGS 1
 #else
 #define RANDTENSOR_COPIED_CROSSINGS 0
+#endif
+
+#if HWY_ARCH_X86 && HWY_TARGET == HWY_SSE4
+#define RANDTENSOR_COPIED_BYTE_CROSSINGS 1
+#else
+#define RANDTENSOR_COPIED_BYTE_CROSSINGS 0
 #endif
 
 #endif  // RANDTENSOR_SRC_CAPABILITIES_INL_H_ toggle guard

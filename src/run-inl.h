@@ -431,11 +431,13 @@ enum class Placing { kInOrder, kSpills, kSplit, kCrossing };
 
 // Whether the target stores the pieces of a vector of T into two rows
 // (RowCrossing): masked stores, or copies through L1 of elements of 2
-// bytes and more (a word vector of bytes, 8 of them on AVX2, is too little
-// work for a cursor step of its own: docs/kernel-speed.md).
+// bytes and more, and of bytes where RANDTENSOR_COPIED_BYTE_CROSSINGS (a
+// word vector of bytes, 8 of them on AVX2, is too little work there for a
+// cursor step of its own: docs/kernel-speed.md).
 template <typename T>
 constexpr bool kPlacesPiecesOf =
-    RANDTENSOR_MASKED_STORES || (RANDTENSOR_COPIED_CROSSINGS && sizeof(T) >= 2);
+    RANDTENSOR_MASKED_STORES ||
+    (RANDTENSOR_COPIED_CROSSINGS && (sizeof(T) >= 2 || RANDTENSOR_COPIED_BYTE_CROSSINGS));
 
 // Whether C's rows that vectors cross go through kCrossing (else kSpills):
 // the target places pieces of vectors, and each word vector of output is
@@ -848,12 +850,17 @@ uint64_t SplitElements() {
 // The shortest rows that vectors may cross and still be placed from
 // registers (GenerateKernels::cross_elements): a word vector's elements,
 // where C's rows go through Placing::kCrossing (kCrossesRows); else 0.
+// Bytes copied in pieces (RANDTENSOR_COPIED_BYTE_CROSSINGS): a group of
+// vectors, as for spills (SpillElements); a crossing in every shorter row
+// cost more than staging them (docs/kernel-speed.md).
 template <class C>
 uint64_t CrossElements() {
 #if HWY_TARGET == HWY_SCALAR
   return 0;
 #else
-  return kCrossesRows<C> ? VectorElements<C>() / kOut : 0;
+  if (!kCrossesRows<C>) return 0;
+  if (sizeof(typename C::Type) == 1 && !RANDTENSOR_MASKED_STORES) return GroupElements<C>();
+  return VectorElements<C>() / kOut;
 #endif
 }
 

@@ -201,9 +201,13 @@ std::string StrategyOf(randtensor::DataType type, randtensor::Distribution dist,
 
 // Crossing a row end from registers needs the elements' vectors placed in
 // pieces: masked stores of every size (AVX-512, SVE), or copies through L1
-// (AVX2, SSE4) of elements of 2 bytes and more. So float16 rows that
-// vectors cross go in place where they are at least a hardware vector long
-// on all four, and byte rows only on AVX-512 and SVE; NEON stages both.
+// (AVX2, SSE4) of elements of 2 bytes and more, and of bytes on SSE4. So
+// float16 rows that vectors cross go in place where they are at least a
+// hardware vector long on all four, and byte rows of 36 on AVX-512 and SVE;
+// SSE4 crosses byte rows at least a group of vectors long (5 vectors of 8
+// bytes), so rows of 100 bytes go in place there and rows of 36 are staged
+// (AVX2, NEON and SVE take rows of 100 bytes in place too, spilling their
+// crossing vectors). NEON stages both rows of 36.
 TEST(Rows, ShortRowsCrossFromRegistersWhereTheTargetPlacesTheirPieces) {
   rt_test::ForEachSupportedTarget([](const randtensor::TargetInfo& target) {
     const std::string name = target.name;
@@ -222,6 +226,10 @@ TEST(Rows, ShortRowsCrossFromRegistersWhereTheTargetPlacesTheirPieces) {
                          row, 4),
               expected(masked_stores))
         << name << ": uint8 rows of " << row;
+    EXPECT_EQ(StrategyOf(randtensor::DataType::kUint8, randtensor::Distribution::Bernoulli(0.5),
+                         100, 4),
+              "rows")
+        << name << ": uint8 rows of 100";
   });
 }
 

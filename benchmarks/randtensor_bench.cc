@@ -702,6 +702,10 @@ void RegisterAll() {
                            randtensor::Distribution::Uniform(0, 1)};
     const DistCase bytes = {"bernoulli-uint8", DataType::kUint8,
                             randtensor::Distribution::Bernoulli(0.5)};
+    // bfloat16, whose uniform values AVX-512 converts two word vectors at a
+    // time.
+    const DistCase bf16 = {"uniform-bfloat16", DataType::kBfloat16,
+                           randtensor::Distribution::Uniform(0, 1)};
     // Long math (an exponential; float64 normals), whose rows that vectors
     // cross spill through L1 or are staged, the copies small beside the
     // math.
@@ -709,7 +713,7 @@ void RegisterAll() {
                                   randtensor::Distribution::Exponential(1)};
     const DistCase normal64 = {"normal-float64", DataType::kFloat64,
                                randtensor::Distribution::Normal(0, 1)};
-    for (const DistCase& c : {half, bytes, exponential, normal64}) {
+    for (const DistCase& c : {half, bytes, bf16, exponential, normal64}) {
       for (const RowShape& shape :
            {RowShape{4096, 36, 40}, RowShape{1024, 100, 112}, RowShape{1024, 250, 272}}) {
         row_cases.push_back({c, shape});

@@ -118,15 +118,13 @@ struct GenerateKernels {
   // (16 or 32 floats on AVX-512) also go through `rows` from registers.
   uint64_t split_elements = 0;
   // Rows at least this long that vectors cross go through `rows` from
-  // registers too (each word vector in one store, or two pieces), where the
-  // target places pieces of the kind's elements and the kind stores
-  // each word vector's worth on its own; 0: none.
+  // registers too (each store whole, or in two pieces), where the target
+  // places pieces of the kind's elements (masked stores; copies through
+  // L1 on AVX2 and SSE4); 0: none.
   uint64_t cross_elements = 0;
   // Rows at least this long that vectors cross go through `rows` with the
-  // crossing vectors spilled through L1, for kinds whose rows are not
-  // crossed: a vector of blocks on AVX-512, whose copy of a piece's tail
-  // has no branch on its size, a group of vectors on AVX2, NEON and SVE;
-  // 0: none.
+  // crossing vectors spilled through L1, where they are not crossed (NEON,
+  // AVX2's bytes): a group of vectors; 0: none.
   uint64_t spill_elements = 0;
   // Elements per group of vectors of blocks that the run driver keeps in
   // flight together (1 on the scalar target): a run's last vectors short

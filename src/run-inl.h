@@ -273,25 +273,34 @@ constexpr size_t kAfterGroupWords = 2048;
 static_assert(kAfterGroupWords >= kBatches * 4 * hn::MaxLanes(DState()),
               "a group of vectors of blocks' words");
 
+constexpr size_t kOut = size_t{1} << kLog2LanesPerChunk;  // word vectors per vector of blocks
+
+// One vector of Philox blocks' words in stream order at `words` (kOut
+// word vectors) converted to `out` (a place, or the rows' cursor).
+template <class C, class K, class Out>
+HWY_INLINE void ConvertBlockVector(const K& k, const uint32_t* words, Out out, bool nt) {
+  const DW dw;
+  const size_t N = hn::Lanes(dw);
+  if constexpr (kOut == 4) {
+    C::Vectors(k, out, nt, hn::Load(dw, words), hn::Load(dw, words + N),
+               hn::Load(dw, words + 2 * N), hn::Load(dw, words + 3 * N));
+  } else {
+    C::Vectors(k, out, nt, hn::Load(dw, words), hn::Load(dw, words + N));
+  }
+}
+
 // n vectors of Philox blocks' words in stream order at `words` (kOut word
 // vectors each, as BlockWords makes them) converted to `to`, one vector of
 // blocks after another (vector b to to[b]): for the converters with long
 // math (C::kAfterGroup), whose vector code is then compiled once per kind
 // and target, in a loop, instead of once per batch of every group size.
-constexpr size_t kOut = size_t{1} << kLog2LanesPerChunk;  // word vectors per vector of blocks
 template <class C, class K>
 HWY_NOINLINE void ConvertBlockVectors(const K& constants, const uint32_t* words, size_t n,
                                       typename C::Type* const* to, bool nt) {
   const K k = constants;  // as in ConvertTyped
-  const DW dw;
-  const size_t N = hn::Lanes(dw);
-  for (size_t b = 0; b < n; ++b, words += kOut * N) {
-    if constexpr (kOut == 4) {
-      C::Vectors(k, to[b], nt, hn::Load(dw, words), hn::Load(dw, words + N),
-                 hn::Load(dw, words + 2 * N), hn::Load(dw, words + 3 * N));
-    } else {
-      C::Vectors(k, to[b], nt, hn::Load(dw, words), hn::Load(dw, words + N));
-    }
+  const size_t words_per_vector = kOut * hn::Lanes(DW());
+  for (size_t b = 0; b < n; ++b) {
+    ConvertBlockVector<C>(k, words + b * words_per_vector, to[b], nt);
   }
 }
 
@@ -307,7 +316,8 @@ constexpr bool kPlacesEachVector = C::kGroup == 1 && !C::kFromBlocks && !C::kAft
 // rows (RowPlaces) of the writer's padded tensors (GenerateRows), so that a
 // group of vectors in flight spans row boundaries instead of each row
 // starting its own run. A vector wholly inside a row is stored there
-// straight from registers; one that crosses a row's end (rows that are not
+// straight from registers; where the target does not place pieces of
+// vectors (kCrossesRows), one that crosses a row's end (rows that are not
 // whole vectors, none shorter than a vector) is converted into L1 (Spill)
 // and copied out in its two pieces after the next group (EndGroup), when
 // its stores have long reached L1: right after its own group, the copy's
@@ -440,13 +450,15 @@ constexpr bool kPlacesPiecesOf =
     (RANDTENSOR_COPIED_CROSSINGS && (sizeof(T) >= 2 || RANDTENSOR_COPIED_BYTE_CROSSINGS));
 
 // Whether C's rows that vectors cross go through kCrossing (else kSpills):
-// the target places pieces of vectors, and each word vector of output is
-// one store (C converts each word vector on its own, or takes a vector
-// of blocks whole and stores its kOut word vectors' worth each at once:
-// kFromBlocks, whose stores go to WordCrossings).
+// where the target places pieces of vectors of C's elements. Every
+// converter's stores can take their places from the rows' cursor: each
+// word vector converted on its own takes a word vector's place
+// (kPlacesEachVector), and the other converters store each result vector
+// once, in stream order (StreamCrossings: those that take a vector of
+// blocks whole, C::kFromBlocks; the long math, from words in L1; word
+// vectors converted together, as AVX-512's bfloat16 pairs).
 template <class C>
-constexpr bool kCrossesRows =
-    kPlacesPiecesOf<typename C::Type> && (kPlacesEachVector<C> || C::kFromBlocks);
+constexpr bool kCrossesRows = kPlacesPiecesOf<typename C::Type>;
 
 template <class C, bool nt, Placing kPlacing = Placing::kInOrder>
 HWY_NOINLINE void ConvertRun(const detail::KernelArgs& s, const typename C::Params& fill_params,
@@ -459,18 +471,41 @@ HWY_NOINLINE void ConvertRun(const detail::KernelArgs& s, const typename C::Para
 template <class C>
 constexpr bool kFromWords = C::kAfterGroup && !C::kFromBlocks;
 
+#if RANDTENSOR_MASKED_STORES || RANDTENSOR_COPIED_CROSSINGS
+// ConvertBlockVectors for Placing::kCrossing: the n vectors' stores each
+// take their place from the rows' cursor `to` (StreamCrossings), which
+// moves on by their elements; the cursor is a local copy here, so that its
+// steps stay in registers.
+template <class C, class K>
+HWY_NOINLINE void ConvertCrossingVectors(const K& constants, const uint32_t* words, size_t n,
+                                         VectorPlaces<typename C::Type>* to) {
+  const K k = constants;  // as in ConvertTyped
+  VectorPlaces<typename C::Type> cursor = *to;
+  const size_t words_per_vector = kOut * hn::Lanes(DW());
+  for (size_t b = 0; b < n; ++b) {
+    ConvertBlockVector<C>(k, words + b * words_per_vector,
+                          StreamCrossings<VectorPlaces<typename C::Type>>{&cursor}, false);
+  }
+  *to = cursor;
+}
+#endif
+
 // ConvertRun's loop for kFromWords<C>: the words wait in L1 anyway, so
 // they come from the bits kind's run (BlockWords, one copy per target),
 // 8 KiB at a time, and this loop compiles no Philox rounds of its own:
 // rounds of their own, once per kind, store mode, placing and group size,
 // would be most of these units' compile. Places as ConvertRunWith
-// (kInOrder or kSpills), a group of vectors at a time.
+// (kInOrder or kSpills, a group of vectors at a time; kCrossing, each
+// store from the rows' cursor, a chunk at a time).
 template <class C, bool nt, Placing kPlacing, class K>
 HWY_INLINE void ConvertRunFromWords(const detail::KernelArgs& s, const K& k, uint64_t block,
                                     uint64_t n, VectorPlaces<typename C::Type>& to) {
   using T = typename C::Type;
   constexpr bool spill = kPlacing == Placing::kSpills;
-  static_assert(kPlacing == Placing::kInOrder || spill, "long math: in order or spills");
+  constexpr bool cross = kPlacing == Placing::kCrossing;
+  static_assert(kPlacing == Placing::kInOrder || spill || cross,
+                "long math: in order, spills or crossing");
+  static_assert(!cross || (kCrossesRows<C> && !nt), "crossing rows: plain stores");
   const size_t nb = BlocksPerVector();
   const uint64_t per_vector = nb * (4 / C::kWords);  // elements per state vector
   const uint64_t words_per_vector = 4 * nb;
@@ -481,6 +516,14 @@ HWY_INLINE void ConvertRunFromWords(const detail::KernelArgs& s, const K& k, uin
   while (n != 0) {
     const uint64_t m = std::min<uint64_t>(n, chunk);
     BlockWords(s, block, m * nb, words);
+    if constexpr (cross) {
+#if RANDTENSOR_MASKED_STORES || RANDTENSOR_COPIED_CROSSINGS
+      ConvertCrossingVectors<C>(k, words, m, &to);
+#endif
+      block += m * nb;
+      n -= m;
+      continue;
+    }
     for (uint64_t done = 0; done < m; done += kBatches) {
       const size_t g = static_cast<size_t>(std::min<uint64_t>(kBatches, m - done));
       T* place[kBatches];
@@ -542,7 +585,7 @@ HWY_INLINE void ConvertRunWith(const detail::KernelArgs& s, const typename C::Pa
       VU64 even, odd;  // the run's products (UniformRun::Load)
       run.Load(&even, &odd);
       // Batch x's words in block order (LastRound with InPlace) to dst.
-      const auto convert = [&](Batch x, T * dst) __attribute__((always_inline)) {
+      const auto convert = [&](Batch x, auto dst) __attribute__((always_inline)) {
         if constexpr (kOut == 4) {
           C::Vectors(k, dst, nt, WordOf(x, 0), WordOf(x, 1), WordOf(x, 2), WordOf(x, 3));
         } else {
@@ -564,8 +607,8 @@ HWY_INLINE void ConvertRunWith(const detail::KernelArgs& s, const typename C::Pa
                 [&](Batch y, size_t b) __attribute__((always_inline)) {
                   if constexpr (cross) {
 #if RANDTENSOR_MASKED_STORES || RANDTENSOR_COPIED_CROSSINGS
-                    C::Blocks(k, y.x0, y.x1, y.x2, y.x3,
-                              WordCrossings<T, VectorPlaces<T>>{&to, per_vector / kOut}, nt);
+                    C::Blocks(k, y.x0, y.x1, y.x2, y.x3, StreamCrossings<VectorPlaces<T>>{&to},
+                              nt);
 #endif
                   } else {
                     C::Blocks(k, y.x0, y.x1, y.x2, y.x3, place[b], nt);
@@ -578,7 +621,15 @@ HWY_INLINE void ConvertRunWith(const detail::KernelArgs& s, const typename C::Pa
                 [&](Batch y, size_t b, size_t i, VW t) __attribute__((always_inline)) {
                   if constexpr (cross) {
 #if RANDTENSOR_MASKED_STORES || RANDTENSOR_COPIED_CROSSINGS
-                    C::Vectors(k, to.Crossing(per_vector / kOut), nt, t);  // a word vector's elements
+                    if constexpr (C::kGroup == 1) {
+                      C::Vectors(k, to.Crossing(per_vector / kOut), nt, t);  // a word vector's
+                    } else {
+                      // Word vectors converted together (AVX-512's bfloat16
+                      // pairs): once the batch's words are in place, each
+                      // result vector's store from the rows' cursor.
+                      InPlace()(y, b, i, t);
+                      if (i + 1 == kOut) convert(y, StreamCrossings<VectorPlaces<T>>{&to});
+                    }
 #endif
                     return;
                   }
@@ -866,24 +917,18 @@ uint64_t CrossElements() {
 
 // The shortest rows that vectors may cross and still go through `rows`
 // with C's crossing vectors spilled through L1 (GenerateKernels::
-// spill_elements); shorter rows are staged. None where C's rows are
-// crossed from registers instead (kCrossesRows). A vector of blocks'
-// elements where CopyPiece copies a piece's tail in one masked store
-// (AVX-512), so that
-// no copy branches on the tail's size; a group of vectors (GroupElements)
-// on the other targets with fused multiply-adds, at most about one spill
-// per group: spills every vector or two cost more than staging. None on
-// SSE4, whose float kinds emulate their multiply-adds: with those in the
-// spills' loop, its uniform floats ran slower spilled than staged even in
-// rows of several groups (docs/kernel-speed.md, "How the kernel reaches
-// its bound").
+// spill_elements), where C's rows are not crossed from registers
+// (kCrossesRows: NEON, and AVX2's bytes); shorter rows are staged. A group
+// of vectors (GroupElements), at most about one spill per group: spills
+// every vector or two cost more than staging (docs/kernel-speed.md, "How
+// the kernel reaches its bound"). None on SSE4, which crosses the rows of
+// every kind (of bytes from a group of vectors long: CrossElements).
 template <class C>
 uint64_t SpillElements() {
 #if HWY_TARGET == HWY_SCALAR || !RANDTENSOR_FMA
   return 0;  // SCALAR takes any rows through `rows`; SSE4 crosses or stages them
 #else
-  if (kCrossesRows<C>) return 0;
-  return RANDTENSOR_AVX512 ? VectorElements<C>() : GroupElements<C>();
+  return kCrossesRows<C> ? 0 : GroupElements<C>();
 #endif
 }
 
@@ -891,12 +936,11 @@ uint64_t SpillElements() {
 // stream from `first`, run r at dst + r * row_stride elements, as one run
 // of vectors of blocks (ConvertRun with VectorPlaces), so that no row
 // restarts the run and short rows keep a whole group of vectors in flight:
-// vectors inside a row are stored straight from registers, the few that
-// cross a row end go through L1 (VectorPlaces::Spill), or, where the target
-// places pieces of C's elements (masked stores, or copies through L1 on
-// AVX2 and SSE4) and C stores each word vector's worth on its own
-// (kCrossesRows), each word vector goes into its row or rows from registers
-// (Placing::kCrossing). As in
+// where the target places pieces of C's elements (masked stores, or
+// copies through L1 on AVX2 and SSE4: kCrossesRows), each store goes into
+// its row or rows from registers (Placing::kCrossing); elsewhere vectors
+// inside a row are stored straight from registers and the few that cross
+// a row end go through L1 (VectorPlaces::Spill). As in
 // GenerateConverted, the vector holding the elements before the first block
 // boundary and the run's last, partial vector are converted whole into L1
 // and only their elements copied. Non-temporal stores straight from

@@ -11,10 +11,10 @@
 //   rows, and short ones that are whole vectors of Philox blocks or whole
 //   hardware vectors that a vector of blocks holds whole, or, on targets
 //   that place pieces of the elements' vectors, at least a hardware vector
-//   long (InPlaceRows, RowsFromRegisters), and rows long enough that their
-//   crossing vectors spill through L1 (spill_elements: a vector of blocks
-//   on AVX-512, a group of vectors on AVX2, NEON and SVE). Other
-//   short rows would pay a partial vector per row,
+//   long (InPlaceRows, RowsFromRegisters), and elsewhere rows long enough
+//   that their crossing vectors spill through L1 (spill_elements: a group
+//   of vectors on NEON, and for AVX2's bytes). Other short rows would pay
+//   a partial vector per row,
 //   so a chunk spanning many rows is generated into an L1 staging buffer and
 //   copied out row by row (streamed where the output is).
 // - Transposed (innermost stride not 1, but another dimension M has stride
@@ -405,17 +405,15 @@ void RunTask(void* context, uint32_t index) {
 // rows; and shorter ones that the kernel stores straight from registers
 // (RowsFromRegisters: whole vectors of Philox blocks, whole hardware
 // vectors that a vector of blocks holds whole, or, where the target places
-// pieces of the elements' vectors, rows at least a hardware vector long)
-// from a block boundary (`first`, the stream element of the first), follow
-// each other in the stream, and give each call of the kernel's `rows` at
-// least a long row's elements; so do rows long enough that the kind's
-// crossing vectors, spilled through L1, cost less than staging
-// (spill_elements: a vector of blocks on AVX-512, whose copy of the pieces
-// has no branch on the tail's size; a group of vectors on AVX2, NEON and
-// SVE; none on SSE4), for kinds whose rows are not crossed. Shorter rows
-// that vectors cross are then staged: a spill every vector or two, its
-// pieces copied out of L1, cost more than the staging copy
-// (docs/kernel-speed.md).
+// pieces of the elements' vectors, rows at least a hardware vector long:
+// cross_elements) from a block boundary (`first`, the stream element of
+// the first), follow each other in the stream, and give each call of the
+// kernel's `rows` at least a long row's elements; so do rows long enough
+// that the kind's crossing vectors, spilled through L1, cost less than
+// staging (spill_elements: a group of vectors on NEON, and for AVX2's
+// bytes), where rows are not crossed. Shorter rows that vectors cross are
+// then staged: a spill every vector or two, its pieces copied out of L1,
+// cost more than the staging copy (docs/kernel-speed.md).
 bool InPlaceRows(const Layout& L, const GenerateKernels& generate, uint64_t first,
                  uint64_t per_block) {
   const uint64_t row = static_cast<uint64_t>(L.sizes[L.rank - 1]);

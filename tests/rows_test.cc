@@ -203,11 +203,14 @@ std::string StrategyOf(randtensor::DataType type, randtensor::Distribution dist,
 // pieces: masked stores of every size (AVX-512, SVE), or copies through L1
 // (AVX2, SSE4) of elements of 2 bytes and more, and of bytes on SSE4. So
 // float16 rows that vectors cross go in place where they are at least a
-// hardware vector long on all four, and byte rows of 36 on AVX-512 and SVE;
+// hardware vector long on all four, and so do bfloat16 rows (whose uniform
+// values AVX-512 converts two word vectors at a time, each result vector
+// then stored from the rows' cursor); byte rows of 36 on AVX-512 and SVE;
 // SSE4 crosses byte rows at least a group of vectors long (5 vectors of 8
 // bytes), so rows of 100 bytes go in place there and rows of 36 are staged
-// (AVX2, NEON and SVE take rows of 100 bytes in place too, spilling their
-// crossing vectors). NEON stages both rows of 36.
+// (AVX2 and NEON take rows of 100 bytes in place too, spilling their
+// crossing vectors; AVX-512 and SVE cross them). NEON stages the rows of
+// 36.
 TEST(Rows, ShortRowsCrossFromRegistersWhereTheTargetPlacesTheirPieces) {
   rt_test::ForEachSupportedTarget([](const randtensor::TargetInfo& target) {
     const std::string name = target.name;
@@ -222,6 +225,10 @@ TEST(Rows, ShortRowsCrossFromRegistersWhereTheTargetPlacesTheirPieces) {
                          row, 4),
               expected(masked_stores || copies))
         << name << ": float16 rows of " << row;
+    EXPECT_EQ(StrategyOf(randtensor::DataType::kBfloat16, randtensor::Distribution::Uniform(0, 1),
+                         row, 4),
+              expected(masked_stores || copies))
+        << name << ": bfloat16 rows of " << row;
     EXPECT_EQ(StrategyOf(randtensor::DataType::kUint8, randtensor::Distribution::Bernoulli(0.5),
                          row, 4),
               expected(masked_stores))
@@ -234,25 +241,26 @@ TEST(Rows, ShortRowsCrossFromRegistersWhereTheTargetPlacesTheirPieces) {
 }
 
 // Normals, made in pairs from two word vectors, are not converted word
-// vector by word vector. On AVX-512 they take a whole vector of blocks at
-// once and store each word vector's worth on its own, so their short rows
-// go in place as the other kinds' do where they are at least a hardware
-// vector long (16 float32 elements), each store masked where it crosses a
-// row end. Elsewhere the vectors that cross a row end spill through L1, and
-// short rows go in place where long enough that the spills cost less than
-// staging: a group of vectors on the other targets with fused multiply-adds
-// (a block per 64-bit lane: 5 vectors of 16 on AVX2, 6 of 8 on NEON);
-// shorter ones, and SSE4's, are staged. The scalar target takes short rows
-// in place. The rows, 4 elements past a multiple of 8, are whole vectors of
-// blocks on no target (8 to 128 elements).
-TEST(Rows, ShortNormalRowsGoInPlaceWhereLongEnough) {
+// vector by word vector, but store each result vector once, in stream
+// order (from a whole vector of blocks on AVX-512, from words in L1
+// elsewhere), as the long-math kinds do (an exponential here, from words
+// in L1 everywhere), so their short rows go in place as the other kinds' do where
+// the target places pieces of vectors (AVX-512, SVE: masked stores; AVX2,
+// SSE4: copies through L1) and they are at least a hardware vector long,
+// each store taking its place from the rows' cursor. On NEON the vectors
+// that cross a row end spill through L1, and short rows go in place from a
+// group of vectors long (a block per 64-bit lane: 6 vectors of 8 floats),
+// where the spills cost less than staging; shorter ones are staged. The
+// scalar target takes short rows in place. The rows, 4 elements past a
+// multiple of 8, are whole vectors of blocks on no target (8 to 128
+// elements).
+TEST(Rows, ShortNormalAndLongMathRowsGoInPlaceWhereLongEnough) {
   rt_test::ForEachSupportedTarget([](const randtensor::TargetInfo& target) {
     const std::string name = target.name;
     const int64_t lanes = target.lanes;
-    const int64_t shortest = name.rfind("AVX3", 0) == 0 ? lanes
-                             : name == "SSE4"          ? INT64_MAX
-                             : name == "AVX2"          ? 5 * 2 * lanes
-                                                       : 6 * 2 * lanes;
+    const bool places_pieces = name.rfind("AVX3", 0) == 0 || name.rfind("SVE", 0) == 0 ||
+                               name == "AVX2" || name == "SSE4";
+    const int64_t shortest = places_pieces ? lanes : 6 * 2 * lanes;
     const auto expected = [&](int64_t row) {
       return name == "SCALAR" || row >= shortest ? "rows" : "staged rows";
     };
@@ -261,6 +269,10 @@ TEST(Rows, ShortNormalRowsGoInPlaceWhereLongEnough) {
                            row, 12),
                 expected(row))
           << name << ": normal float32 rows of " << row << ", stride " << row + 12;
+      EXPECT_EQ(StrategyOf(randtensor::DataType::kFloat32, randtensor::Distribution::Exponential(1),
+                           row, 12),
+                expected(row))
+          << name << ": exponential float32 rows of " << row << ", stride " << row + 12;
     }
   });
 }
@@ -384,7 +396,17 @@ TEST(Rows, PaddedRowsOfEveryElementSizeEqualThePackedFill) {
                         {DataType::kFloat64, Distribution::Integers(-3, 1000)},
                         {DataType::kInt32, Distribution::Integers(-(int64_t{1} << 30), int64_t{1} << 30)},
                         {DataType::kInt64, Distribution::Integers(0, int64_t{1} << 40)},
-                        {DataType::kFloat64, Distribution::Integers(0, int64_t{1} << 40)}};
+                        {DataType::kFloat64, Distribution::Integers(0, int64_t{1} << 40)},
+                        // Long math, each result vector stored in stream
+                        // order (geometric int64: two per word vector).
+                        {DataType::kFloat64, Distribution::Exponential(0.5)},
+                        {DataType::kBfloat16, Distribution::Exponential(1)},
+                        {DataType::kFloat16, Distribution::Cauchy(0, 2)},
+                        {DataType::kFloat32, Distribution::LogNormal(0, 0.5)},
+                        {DataType::kFloat64, Distribution::LogNormal(0.5, 0.25)},
+                        {DataType::kInt64, Distribution::Geometric(0.3)},
+                        {DataType::kInt32, Distribution::Geometric(0.05)},
+                        {DataType::kUint8, Distribution::Geometric(0.5)}};
   const int64_t row_lengths[] = {1, 3, 5, 9, 16, 17, 20, 32, 36, 48, 100, 129, 250, 256, 257, 1000};
   const int64_t pads[] = {1, 7, 64};
   const uint64_t offsets[] = {0, 1, 3};

@@ -178,22 +178,17 @@ HWY_INLINE void Put(D d, V v, T* HWY_RESTRICT p, bool nontemporal) {
 #if HWY_TARGET != HWY_SCALAR
 // Copies n >= 1 bytes from `from`, readable a vector past n, to `to`,
 // writing no byte outside [to, to + n) (a neighbouring row or its padding
-// may be another thread's): whole vectors, then the rest through a masked
-// store where the target has one that writes nothing else (AVX-512), else
-// as one more vector, or as moves of the largest power of two up to 16
-// bytes, whose last move ends at n and overlaps the one before (the same
-// bytes again): the rest's size, which changes from row end to row end,
-// costs a few branches, not a loop of words and three more. No call:
-// inside the run's loop a call would make the compiler save and restore
-// the Philox state's vector registers around it.
+// may be another thread's), on targets without masked stores (the pieces
+// of vectors that cross a row end, spilled or copied): as moves of the
+// largest power of two up to a vector, whose last move ends at n and
+// overlaps the one before (the same bytes again), so the size, which
+// changes from row end to row end, costs a few branches, not a loop of
+// words and three more. No call: inside the run's loop a call would make
+// the compiler save and restore the Philox state's vector registers
+// around it.
 HWY_INLINE void CopyPiece(const uint8_t* HWY_RESTRICT from, size_t n, uint8_t* HWY_RESTRICT to) {
   const hn::ScalableTag<uint8_t> d8;
   const size_t V = hn::Lanes(d8);
-#if RANDTENSOR_AVX512
-  size_t i = 0;
-  for (; i + V <= n; i += V) hn::StoreU(hn::LoadU(d8, from + i), d8, to + i);
-  if (i < n) hn::BlendedStore(hn::LoadU(d8, from + i), hn::FirstN(d8, n - i), d8, to + i);
-#else
   // Moves of `size` bytes from the start (n >= size), the last one ending
   // at n: it overlaps the one before unless n is a multiple of the size.
   const auto in_moves = [&](size_t size, auto move) __attribute__((always_inline)) {
@@ -222,7 +217,6 @@ HWY_INLINE void CopyPiece(const uint8_t* HWY_RESTRICT from, size_t n, uint8_t* H
   if (n >= 4) return in_moves(4, word(uint32_t{0}));
   if (n >= 2) return in_moves(2, word(uint16_t{0}));
   in_moves(1, word(uint8_t{0}));
-#endif
 }
 
 #endif
@@ -267,17 +261,26 @@ HWY_INLINE void Put(D d, V v, RowCrossing<T> p, bool) {
   CopyPiece(from + first, (lanes - p.k) * sizeof(U), reinterpret_cast<uint8_t*>(p.next + p.k));
 #endif
 }
-// The places of a vector of blocks' word vectors, each in rows it may
-// cross (Placing::kCrossing for converters that take a whole vector of
-// blocks at once, C::kFromBlocks, and store each word vector's worth of
-// elements once, in stream order): each `out + j` takes the next word
-// vector's place from the rows' cursor (Crossing).
-template <typename T, class Cursor>
-struct WordCrossings {
+// The places of a converter's stores in rows they may cross
+// (Placing::kCrossing), for converters that store each of their results
+// once, in stream order (those that take a whole vector of blocks at once,
+// C::kFromBlocks, and the long-math ones, from words in L1): each store
+// takes its place from the rows' cursor (Crossing) when it is made, for as
+// many elements as its vector holds, so `out + j` needs no offset of its
+// own.
+template <class Cursor>
+struct StreamCrossings {
   Cursor* cursor;
-  size_t per_word_vector;
-  RowCrossing<T> operator+(size_t) const { return cursor->Crossing(per_word_vector); }
+  StreamCrossings operator+(size_t) const { return *this; }
 };
+template <class D, class V, class Cursor>
+HWY_INLINE void Put(D d, V v, StreamCrossings<Cursor> p, bool nontemporal) {
+  Put(d, v, p.cursor->Crossing(hn::Lanes(d)), nontemporal);
+}
+template <typename U, class Cursor>
+HWY_INLINE StreamCrossings<Cursor> As(StreamCrossings<Cursor> p) {
+  return p;  // Put's RowCrossing checks the element size
+}
 // The place of elements viewed as U (the same size): for converters that
 // store integers into float or signed outputs.
 template <typename U, typename T>

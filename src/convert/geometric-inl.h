@@ -62,8 +62,8 @@ template <typename T>
 struct GeometricIntegers : UnitFloats<Geometric, float> {
   using Type = T;
 
-  template <class... W>
-  static HWY_INLINE void Vectors(const GeometricConstants& k, T* out, bool nontemporal, W... w) {
+  template <class Out, class... W>
+  static HWY_INLINE void Vectors(const GeometricConstants& k, Out out, bool nontemporal, W... w) {
     const DF df;
     const DI di;
     const size_t N = hn::Lanes(df);

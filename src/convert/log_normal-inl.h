@@ -50,8 +50,8 @@ struct LogNormalFloats : ConverterDefaults {
   }
 
 #if HWY_TARGET != HWY_SCALAR
-  template <class K, class... W>
-  static HWY_INLINE void Vectors(const K& k, T* out, bool nontemporal, W... w) {
+  template <class K, class Out, class... W>
+  static HWY_INLINE void Vectors(const K& k, Out out, bool nontemporal, W... w) {
     constexpr size_t kVectors = sizeof...(W);
     if constexpr (kVectors != 0) {
       const DF df;
@@ -91,8 +91,8 @@ struct LogNormalFloat64 : ConverterDefaults {
   static constexpr bool kAfterGroup = true;
 
 #if HWY_TARGET != HWY_SCALAR
-  template <class... W>
-  static HWY_INLINE void Vectors(const Params& p, double* out, bool nontemporal, W... w) {
+  template <class Out, class... W>
+  static HWY_INLINE void Vectors(const Params& p, Out out, bool nontemporal, W... w) {
     constexpr size_t kVectors = sizeof...(W);
     if constexpr (kVectors != 0) {
       const DD dd;

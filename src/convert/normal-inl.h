@@ -95,8 +95,10 @@ struct NormalFloats : ConverterDefaults {
   // The word pairs of the vectors w (stream order, an even count) to out:
   // four vectors of words at a time (two of pairs, side by side in
   // math::BoxMullerLanes), two at the end.
-  static HWY_INLINE void Vectors(const math::NormalScale<DF>&, T*, bool) {}
-  static HWY_INLINE void Vectors(const math::NormalScale<DF>& scale, T* out, bool nontemporal,
+  template <class Out>
+  static HWY_INLINE void Vectors(const math::NormalScale<DF>&, Out, bool) {}
+  template <class Out>
+  static HWY_INLINE void Vectors(const math::NormalScale<DF>& scale, Out out, bool nontemporal,
                                  VW w0, VW w1) {
     const DF df;
     math::WithPairFrames<1>(
@@ -106,8 +108,8 @@ struct NormalFloats : ConverterDefaults {
           PairResults(f, out, nontemporal);
         });
   }
-  template <class... W>
-  static HWY_INLINE void Vectors(const math::NormalScale<DF>& scale, T* out, bool nontemporal,
+  template <class Out, class... W>
+  static HWY_INLINE void Vectors(const math::NormalScale<DF>& scale, Out out, bool nontemporal,
                                  VW w0, VW w1, VW w2, VW w3, W... rest) {
     const DF df;
     const size_t N = hn::Lanes(df);
@@ -124,7 +126,8 @@ struct NormalFloats : ConverterDefaults {
 
   // The results of PairInputs' frame in stream order: the elements of w0's
   // words, then w1's.
-  static HWY_INLINE void PairResults(math::PairFrame<DF> f, T* out, bool nontemporal) {
+  template <class Out>
+  static HWY_INLINE void PairResults(math::PairFrame<DF> f, Out out, bool nontemporal) {
     const DF df;
     const size_t N = hn::Lanes(df);
     StoreFloats<T, kBfloat16>(hn::InterleaveLower(df, f.t_sin, f.t_cos), out, nontemporal);
@@ -201,8 +204,8 @@ struct NormalFloat64 : ConverterDefaults {
   static constexpr bool kAfterGroup = true;
 
 #if HWY_TARGET != HWY_SCALAR
-  template <class... W>
-  static HWY_INLINE void Vectors(const Params& p, double* out, bool nontemporal, W... w) {
+  template <class Out, class... W>
+  static HWY_INLINE void Vectors(const Params& p, Out out, bool nontemporal, W... w) {
     const DD dd;
     const DU64 du;
     const size_t N64 = hn::Lanes(dd);

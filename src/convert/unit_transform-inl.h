@@ -64,8 +64,8 @@ struct UnitFloats : ConverterDefaults {
                                [&](auto dd, auto v) { return F::Of(dd, v, k, false); });
   }
 
-  template <class K, class... W>
-  static HWY_INLINE void Vectors(const K& k, T* out, bool nontemporal, W... w) {
+  template <class K, class Out, class... W>
+  static HWY_INLINE void Vectors(const K& k, Out out, bool nontemporal, W... w) {
     const size_t N = hn::Lanes(DF());
     ForEachVector(
         [&](size_t i, VW x) __attribute__((always_inline)) {
@@ -90,8 +90,8 @@ struct UnitFloat64 : ConverterDefaults {
   }
 
 #if HWY_TARGET != HWY_SCALAR
-  template <class K, class... W>
-  static HWY_INLINE void Vectors(const K& k, double* out, bool nontemporal, W... w) {
+  template <class K, class Out, class... W>
+  static HWY_INLINE void Vectors(const K& k, Out out, bool nontemporal, W... w) {
     const DD dd;
     const DU64 du;
     const size_t N64 = hn::Lanes(dd);

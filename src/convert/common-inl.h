@@ -264,10 +264,10 @@ HWY_INLINE void Put(D d, V v, RowCrossing<T> p, bool) {
 // The places of a converter's stores in rows they may cross
 // (Placing::kCrossing), for converters that store each of their results
 // once, in stream order (those that take a whole vector of blocks at once,
-// C::kFromBlocks, and the long-math ones, from words in L1): each store
-// takes its place from the rows' cursor (Crossing) when it is made, for as
-// many elements as its vector holds, so `out + j` needs no offset of its
-// own.
+// C::kFromBlocks; the long-math ones, from words in L1; word vectors
+// converted together): each store takes its place from the rows' cursor
+// (Crossing) when it is made, for as many elements as its vector holds, so
+// `out + j` needs no offset of its own.
 template <class Cursor>
 struct StreamCrossings {
   Cursor* cursor;

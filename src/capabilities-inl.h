@@ -32,6 +32,9 @@
 //   take twice AVX2's time per byte, so the cursor step each word vector
 //   costs is paid back; on AVX2 (8 bytes a word vector) the rows that
 //   spill a crossing vector through L1 ran faster (docs/kernel-speed.md).
+// - RANDTENSOR_PLACES_PIECES: either of the two above (masked stores, or
+//   copied crossings): a vector can be stored in two pieces, into the end
+//   of one row and the start of the next, straight from the run's loop.
 
 #if defined(RANDTENSOR_SRC_CAPABILITIES_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef RANDTENSOR_SRC_CAPABILITIES_INL_H_
@@ -51,6 +54,7 @@
 #undef RANDTENSOR_MASKED_STORES
 #undef RANDTENSOR_COPIED_CROSSINGS
 #undef RANDTENSOR_COPIED_BYTE_CROSSINGS
+#undef RANDTENSOR_PLACES_PIECES
 
 #define RANDTENSOR_FMA HWY_NATIVE_FMA
 
@@ -98,5 +102,7 @@
 #else
 #define RANDTENSOR_COPIED_BYTE_CROSSINGS 0
 #endif
+
+#define RANDTENSOR_PLACES_PIECES (RANDTENSOR_MASKED_STORES || RANDTENSOR_COPIED_CROSSINGS)
 
 #endif  // RANDTENSOR_SRC_CAPABILITIES_INL_H_ toggle guard

@@ -205,7 +205,7 @@ struct RowPlaces {
       }
     }
   }
-#if RANDTENSOR_MASKED_STORES || RANDTENSOR_COPIED_CROSSINGS
+#if RANDTENSOR_PLACES_PIECES
   // The place of the next n elements (n <= row_len), which may cross the
   // row end, and moves n on: Placing::kCrossing's cursor, one step per
   // word vector, with no branch (a row end falls on a different word
@@ -433,32 +433,28 @@ inline SplitPlaces SplitPlacesOf(uint64_t row, ptrdiff_t row_step, uint64_t per_
 // - kSplit: rows that each vector of blocks holds whole, of whole word
 //   vectors; each word vector stored at its offset (SplitPlaces).
 // - kCrossing: rows of at least a word vector that vectors cross, where
-//   the target places C's elements in pieces and C stores each word vector
-//   of output on its own (kCrossesRows): each word vector stored into its
-//   row, in two masked stores or two pieces copied through L1 where it
-//   crosses the row end (RowCrossing).
+//   the target places C's elements in pieces (kCrossesRows): each store
+//   into its row, in two masked stores or two pieces copied through L1
+//   where it crosses the row end (RowCrossing, StreamCrossings).
 enum class Placing { kInOrder, kSpills, kSplit, kCrossing };
 
-// Whether the target stores the pieces of a vector of T into two rows
-// (RowCrossing): masked stores, or copies through L1 of elements of 2
+// Whether C's rows that vectors cross go through kCrossing (else kSpills):
+// where the target stores the pieces of a vector of C's elements into two
+// rows (RowCrossing): masked stores, or copies through L1 of elements of 2
 // bytes and more, and of bytes where RANDTENSOR_COPIED_BYTE_CROSSINGS (a
 // word vector of bytes, 8 of them on AVX2, is too little work there for a
-// cursor step of its own: docs/kernel-speed.md).
-template <typename T>
-constexpr bool kPlacesPiecesOf =
-    RANDTENSOR_MASKED_STORES ||
-    (RANDTENSOR_COPIED_CROSSINGS && (sizeof(T) >= 2 || RANDTENSOR_COPIED_BYTE_CROSSINGS));
-
-// Whether C's rows that vectors cross go through kCrossing (else kSpills):
-// where the target places pieces of vectors of C's elements. Every
-// converter's stores can take their places from the rows' cursor: each
-// word vector converted on its own takes a word vector's place
-// (kPlacesEachVector), and the other converters store each result vector
-// once, in stream order (StreamCrossings: those that take a vector of
-// blocks whole, C::kFromBlocks; the long math, from words in L1; word
-// vectors converted together, as AVX-512's bfloat16 pairs).
+// cursor step of its own: docs/kernel-speed.md). Every converter's stores
+// can take their places from the rows' cursor: each word vector converted
+// on its own takes a word vector's place (kPlacesEachVector), and the
+// other converters store each result vector once, in stream order
+// (StreamCrossings: those that take a vector of blocks whole,
+// C::kFromBlocks; the long math, from words in L1; word vectors converted
+// together, as AVX-512's bfloat16 pairs).
 template <class C>
-constexpr bool kCrossesRows = kPlacesPiecesOf<typename C::Type>;
+constexpr bool kCrossesRows =
+    RANDTENSOR_MASKED_STORES ||
+    (RANDTENSOR_COPIED_CROSSINGS &&
+     (sizeof(typename C::Type) >= 2 || RANDTENSOR_COPIED_BYTE_CROSSINGS));
 
 template <class C, bool nt, Placing kPlacing = Placing::kInOrder>
 HWY_NOINLINE void ConvertRun(const detail::KernelArgs& s, const typename C::Params& fill_params,
@@ -471,7 +467,7 @@ HWY_NOINLINE void ConvertRun(const detail::KernelArgs& s, const typename C::Para
 template <class C>
 constexpr bool kFromWords = C::kAfterGroup && !C::kFromBlocks;
 
-#if RANDTENSOR_MASKED_STORES || RANDTENSOR_COPIED_CROSSINGS
+#if RANDTENSOR_PLACES_PIECES
 // ConvertBlockVectors for Placing::kCrossing: the n vectors' stores each
 // take their place from the rows' cursor `to` (StreamCrossings), which
 // moves on by their elements; the cursor is a local copy here, so that its
@@ -517,7 +513,7 @@ HWY_INLINE void ConvertRunFromWords(const detail::KernelArgs& s, const K& k, uin
     const uint64_t m = std::min<uint64_t>(n, chunk);
     BlockWords(s, block, m * nb, words);
     if constexpr (cross) {
-#if RANDTENSOR_MASKED_STORES || RANDTENSOR_COPIED_CROSSINGS
+#if RANDTENSOR_PLACES_PIECES
       ConvertCrossingVectors<C>(k, words, m, &to);
 #endif
       block += m * nb;
@@ -551,7 +547,7 @@ HWY_INLINE void ConvertRunWith(const detail::KernelArgs& s, const typename C::Pa
   static_assert(!split || (kPlacesEachVector<C> && !nt),
                 "split places: word vectors on their own, plain stores");
   static_assert(!cross || (kCrossesRows<C> && !nt),
-                "crossing rows: pieces of word vectors on their own, plain stores");
+                "crossing rows: a target that places pieces, plain stores");
   static_assert(!kFromWords<C>, "long math: ConvertRunFromWords");
   const size_t nb = BlocksPerVector();
   const uint64_t per_vector = nb * kPerBlock;  // elements per state vector
@@ -606,7 +602,7 @@ HWY_INLINE void ConvertRunWith(const detail::KernelArgs& s, const typename C::Pa
             ForEachBatch(
                 [&](Batch y, size_t b) __attribute__((always_inline)) {
                   if constexpr (cross) {
-#if RANDTENSOR_MASKED_STORES || RANDTENSOR_COPIED_CROSSINGS
+#if RANDTENSOR_PLACES_PIECES
                     C::Blocks(k, y.x0, y.x1, y.x2, y.x3, StreamCrossings<VectorPlaces<T>>{&to},
                               nt);
 #endif
@@ -620,7 +616,7 @@ HWY_INLINE void ConvertRunWith(const detail::KernelArgs& s, const typename C::Pa
                 s.keys,
                 [&](Batch y, size_t b, size_t i, VW t) __attribute__((always_inline)) {
                   if constexpr (cross) {
-#if RANDTENSOR_MASKED_STORES || RANDTENSOR_COPIED_CROSSINGS
+#if RANDTENSOR_PLACES_PIECES
                     if constexpr (C::kGroup == 1) {
                       C::Vectors(k, to.Crossing(per_vector / kOut), nt, t);  // a word vector's
                     } else {
@@ -910,7 +906,9 @@ uint64_t CrossElements() {
   return 0;
 #else
   if (!kCrossesRows<C>) return 0;
-  if (sizeof(typename C::Type) == 1 && !RANDTENSOR_MASKED_STORES) return GroupElements<C>();
+  if (sizeof(typename C::Type) == 1 && RANDTENSOR_COPIED_BYTE_CROSSINGS) {
+    return GroupElements<C>();
+  }
   return VectorElements<C>() / kOut;
 #endif
 }

@@ -37,12 +37,12 @@ const PhiloxState kState{{0xfffffffb, 0x01234567, 0x89abcdef, 0xfedcba98, 0x600d
 // 250, 257, 1000); short rows, in place where they are whole vectors of
 // blocks (8 uint32 elements on SSE4, 16 on AVX2, 64 on AVX-512) or whole
 // hardware vectors that a vector of blocks holds whole (16 and 32 on
-// AVX-512) from a block boundary, or, on targets with masked stores
-// (AVX-512, SVE), rows at least a hardware vector long that vectors cross
-// (17, 20, 36, 48), staged otherwise: whole vectors on some targets, shorter
-// than one on others (16, 32, 48), vectors crossing row ends (17, 20, 36),
-// shorter than any vector (1, 3, 5); pads that keep the row stride a vector
-// multiple (64) or not, odd ones among them.
+// AVX-512) from a block boundary, or, on targets that place pieces of
+// vectors (AVX-512, SVE, AVX2, SSE4), rows at least a hardware vector long
+// that vectors cross (17, 20, 36, 48), staged otherwise: whole vectors on
+// some targets, shorter than one on others (16, 32, 48), vectors crossing
+// row ends (17, 20, 36), shorter than any vector (1, 3, 5); pads that keep
+// the row stride a vector multiple (64) or not, odd ones among them.
 const int64_t kRows[] = {1,   3,   5,   16,  17,  20,  32,   36,  48,
                          64,  128, 129, 132, 250, 256, 257, 260, 1000, 1024};
 const int64_t kPads[] = {1, 3, 7, 16, 64};
@@ -107,6 +107,14 @@ TEST(Rows, StreamedPaddedRowsEqualTheOracle) {
   });
 }
 
+// Whether target `name` stores a vector in two pieces across a row end
+// (src/capabilities-inl.h): with masked stores (AVX-512, SVE), or by
+// copying the pieces through L1 (AVX2, SSE4). NEON and SCALAR do neither.
+bool HasMaskedStores(const std::string& name) {
+  return name.rfind("AVX3", 0) == 0 || name.rfind("SVE", 0) == 0;
+}
+bool CopiesPieces(const std::string& name) { return name == "AVX2" || name == "SSE4"; }
+
 // Where short padded rows go: many rows of whole vectors of Philox blocks
 // from a block boundary (64 uint32 elements: one vector of blocks on
 // AVX-512, four on AVX2) are generated in place, with the vectors in flight
@@ -117,10 +125,10 @@ TEST(Rows, StreamedPaddedRowsEqualTheOracle) {
 // vectors (AVX-512 and SVE with masked stores, AVX2 and SSE4 copying them
 // through L1), rows that vectors cross but at least a hardware vector long
 // (20 and 36 elements), each hardware vector stored into its row or rows.
-// Elsewhere short rows that vectors would cross (20 and 36 elements) are staged, as
-// are rows from an element offset of 1 (64, 36 and 32 elements), rows
-// shorter than a hardware vector (3), and rows shorter than any vector of
-// blocks on targets without masked stores (the scalar target,
+// Elsewhere short rows that vectors would cross (20 and 36 elements) are
+// staged, as are rows from an element offset of 1 (64, 36 and 32
+// elements), rows shorter than a hardware vector (3), and rows shorter
+// than any vector of blocks on targets that place no pieces (the scalar target,
 // which has no vectors, takes short rows of any length in place from a
 // block boundary), and streamed rows that do not start on a vector
 // boundary (the kernel streams only aligned vectors: it declines them). The
@@ -134,8 +142,7 @@ TEST(Rows, ShortRowsOfWholeVectorsAreGeneratedInPlace) {
     const std::string name = target.name;
     const bool scalar = name == "SCALAR";
     const char* staged = scalar ? "rows" : "staged rows";
-    const bool places_pieces = name.rfind("AVX3", 0) == 0 || name.rfind("SVE", 0) == 0 ||
-                               name == "AVX2" || name == "SSE4";
+    const bool places_pieces = HasMaskedStores(name) || CopiesPieces(name);
     // Rows that vectors cross, at least a hardware vector (lanes) long.
     const auto crossed = [&](int64_t row) {
       return places_pieces && row >= target.lanes ? "rows" : staged;
@@ -214,8 +221,8 @@ std::string StrategyOf(randtensor::DataType type, randtensor::Distribution dist,
 TEST(Rows, ShortRowsCrossFromRegistersWhereTheTargetPlacesTheirPieces) {
   rt_test::ForEachSupportedTarget([](const randtensor::TargetInfo& target) {
     const std::string name = target.name;
-    const bool masked_stores = name.rfind("AVX3", 0) == 0 || name.rfind("SVE", 0) == 0;
-    const bool copies = name == "AVX2" || name == "SSE4";
+    const bool masked_stores = HasMaskedStores(name);
+    const bool copies = CopiesPieces(name);
     const int64_t row = 36;
     const bool long_enough = row >= int64_t{target.lanes};
     const auto expected = [&](bool pieces) {
@@ -244,9 +251,10 @@ TEST(Rows, ShortRowsCrossFromRegistersWhereTheTargetPlacesTheirPieces) {
 // vector by word vector, but store each result vector once, in stream
 // order (from a whole vector of blocks on AVX-512, from words in L1
 // elsewhere), as the long-math kinds do (an exponential here, from words
-// in L1 everywhere), so their short rows go in place as the other kinds' do where
-// the target places pieces of vectors (AVX-512, SVE: masked stores; AVX2,
-// SSE4: copies through L1) and they are at least a hardware vector long,
+// in L1 everywhere), so their short rows go in place as the other kinds'
+// do where the target places pieces of vectors (AVX-512, SVE: masked
+// stores; AVX2, SSE4: copies through L1) and they are at least a hardware
+// vector long,
 // each store taking its place from the rows' cursor. On NEON the vectors
 // that cross a row end spill through L1, and short rows go in place from a
 // group of vectors long (a block per 64-bit lane: 6 vectors of 8 floats),
@@ -258,8 +266,7 @@ TEST(Rows, ShortNormalAndLongMathRowsGoInPlaceWhereLongEnough) {
   rt_test::ForEachSupportedTarget([](const randtensor::TargetInfo& target) {
     const std::string name = target.name;
     const int64_t lanes = target.lanes;
-    const bool places_pieces = name.rfind("AVX3", 0) == 0 || name.rfind("SVE", 0) == 0 ||
-                               name == "AVX2" || name == "SSE4";
+    const bool places_pieces = HasMaskedStores(name) || CopiesPieces(name);
     const int64_t shortest = places_pieces ? lanes : 6 * 2 * lanes;
     const auto expected = [&](int64_t row) {
       return name == "SCALAR" || row >= shortest ? "rows" : "staged rows";

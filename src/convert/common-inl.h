@@ -221,7 +221,7 @@ HWY_INLINE void CopyPiece(const uint8_t* HWY_RESTRICT from, size_t n, uint8_t* H
 
 #endif
 
-#if RANDTENSOR_MASKED_STORES || RANDTENSOR_COPIED_CROSSINGS
+#if RANDTENSOR_PLACES_PIECES
 // Where a word vector's elements go when they may cross a row end (rows
 // that are not whole vectors: the run driver's Placing::kCrossing):
 // elements [0, k) from `at`, the others from `next` on, which lies k
